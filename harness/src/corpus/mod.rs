@@ -1,0 +1,6 @@
+//! Readers for the measurement corpora (REFERENCE.md section 5) and the scenario files.
+//! Each reader is strict: a bad value is an error naming the file and the path inside it.
+
+pub mod aisimulate;
+pub mod inferencex;
+pub mod scenario;

@@ -1,0 +1,239 @@
+//! Where each third-party input comes from: a command-line flag, an environment variable, or
+//! the vendored default. The origin is kept so every report can say which one it used.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// One kind of input a figure may need, with the flag and the variable that supply it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum InputKind {
+    Measurements,
+    Catalog,
+    Registry,
+    Scenarios,
+    Blis,
+}
+
+impl InputKind {
+    pub const ALL: [InputKind; 5] = [
+        InputKind::Measurements,
+        InputKind::Catalog,
+        InputKind::Registry,
+        InputKind::Scenarios,
+        InputKind::Blis,
+    ];
+
+    pub fn flag(self) -> &'static str {
+        match self {
+            InputKind::Measurements => "--measurements",
+            InputKind::Catalog => "--catalog",
+            InputKind::Registry => "--registry",
+            InputKind::Scenarios => "--scenarios",
+            InputKind::Blis => "--blis",
+        }
+    }
+
+    pub fn env_var(self) -> &'static str {
+        match self {
+            InputKind::Measurements => "BLIS_MEASUREMENTS",
+            InputKind::Catalog => "BLIS_CATALOG",
+            InputKind::Registry => "BLIS_REGISTRY",
+            InputKind::Scenarios => "BLIS_SCENARIOS",
+            InputKind::Blis => "BLIS_BIN",
+        }
+    }
+
+    /// What a person would call it in a refusal.
+    pub fn describe(self) -> &'static str {
+        match self {
+            InputKind::Measurements => "the measurement corpora",
+            InputKind::Catalog => "the vendored blis-catalog tree",
+            InputKind::Registry => "the vendored blis-registry tree",
+            InputKind::Scenarios => "the vendored scenario tree",
+            InputKind::Blis => "a `blis` binary",
+        }
+    }
+
+    /// The vendored default below `testdata/`, for the trees `cargo xtask vendor` writes.
+    pub fn vendored_default(self) -> Option<PathBuf> {
+        let name = match self {
+            InputKind::Catalog => "catalog",
+            InputKind::Registry => "registry",
+            InputKind::Scenarios => "scenarios",
+            InputKind::Measurements | InputKind::Blis => return None,
+        };
+        Some(crate::paths::testdata().join(name))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    Flag,
+    Env,
+    Vendored,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputPath {
+    pub kind: InputKind,
+    pub path: PathBuf,
+    pub origin: Origin,
+}
+
+impl InputPath {
+    /// True when the user pointed this input somewhere else than the vendored, locked tree.
+    pub fn is_override(&self) -> bool {
+        self.origin != Origin::Vendored
+    }
+
+    pub fn source_label(&self) -> String {
+        match self.origin {
+            Origin::Flag => format!("{} {}", self.kind.flag(), self.path.display()),
+            Origin::Env => format!("{}={}", self.kind.env_var(), self.path.display()),
+            Origin::Vendored => crate::paths::display(&self.path),
+        }
+    }
+}
+
+/// Paths given on the command line; `None` means "not given".
+#[derive(Clone, Debug, Default)]
+pub struct Flags {
+    pub measurements: Option<PathBuf>,
+    pub catalog: Option<PathBuf>,
+    pub registry: Option<PathBuf>,
+    pub scenarios: Option<PathBuf>,
+    pub blis: Option<PathBuf>,
+}
+
+/// Every input, resolved. `None` means nobody supplied it and there is no default.
+#[derive(Clone, Debug)]
+pub struct Inputs {
+    pub measurements: Option<InputPath>,
+    pub catalog: Option<InputPath>,
+    pub registry: Option<InputPath>,
+    pub scenarios: Option<InputPath>,
+    pub blis: Option<InputPath>,
+}
+
+impl Inputs {
+    /// Flags win over variables, variables over the vendored default. `env` is injected so
+    /// tests do not depend on the caller's environment.
+    pub fn resolve(flags: &Flags, env: impl Fn(&str) -> Option<String>) -> Inputs {
+        let pick = |kind: InputKind, flag: &Option<PathBuf>| -> Option<InputPath> {
+            if let Some(path) = flag {
+                return Some(InputPath { kind, path: path.clone(), origin: Origin::Flag });
+            }
+            if let Some(value) = env(kind.env_var()).filter(|v| !v.is_empty()) {
+                return Some(InputPath { kind, path: PathBuf::from(value), origin: Origin::Env });
+            }
+            kind.vendored_default()
+                .map(|path| InputPath { kind, path, origin: Origin::Vendored })
+        };
+        Inputs {
+            measurements: pick(InputKind::Measurements, &flags.measurements),
+            catalog: pick(InputKind::Catalog, &flags.catalog),
+            registry: pick(InputKind::Registry, &flags.registry),
+            scenarios: pick(InputKind::Scenarios, &flags.scenarios),
+            blis: pick(InputKind::Blis, &flags.blis),
+        }
+    }
+
+    /// Resolution against the process environment.
+    pub fn from_process(flags: &Flags) -> Inputs {
+        Inputs::resolve(flags, |name| std::env::var(name).ok())
+    }
+
+    /// Nothing but the vendored defaults (what tests use when they want no leakage).
+    pub fn none() -> Inputs {
+        Inputs::resolve(&Flags::default(), |_| None)
+    }
+
+    pub fn get(&self, kind: InputKind) -> Option<&InputPath> {
+        match kind {
+            InputKind::Measurements => self.measurements.as_ref(),
+            InputKind::Catalog => self.catalog.as_ref(),
+            InputKind::Registry => self.registry.as_ref(),
+            InputKind::Scenarios => self.scenarios.as_ref(),
+            InputKind::Blis => self.blis.as_ref(),
+        }
+    }
+
+    /// The input's directory if it was supplied and exists, else a refusal that says which
+    /// flag or variable supplies it.
+    pub fn require_dir(&self, kind: InputKind, needed_for: &str) -> Result<&Path, Refusal> {
+        match self.get(kind) {
+            Some(input) if input.path.is_dir() => Ok(&input.path),
+            Some(input) => Err(Refusal::new(
+                kind,
+                needed_for,
+                format!("{} is not a directory ({})", input.path.display(), input.source_label()),
+            )),
+            None => Err(Refusal::new(kind, needed_for, "not supplied".to_string())),
+        }
+    }
+}
+
+/// Why a figure or command could not run: which input is missing and what supplies it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub kind: InputKind,
+    pub needed_for: String,
+    pub detail: String,
+}
+
+impl Refusal {
+    pub fn new(kind: InputKind, needed_for: &str, detail: String) -> Refusal {
+        Refusal { kind, needed_for: needed_for.to_string(), detail }
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let how = match self.kind {
+            InputKind::Catalog | InputKind::Registry | InputKind::Scenarios => format!(
+                "run `cargo xtask vendor --from DIR`, or pass {} DIR, or set {}",
+                self.kind.flag(),
+                self.kind.env_var()
+            ),
+            InputKind::Blis => format!("pass {} PATH or set {}", self.kind.flag(), self.kind.env_var()),
+            InputKind::Measurements => {
+                format!("pass {} DIR or set {}", self.kind.flag(), self.kind.env_var())
+            }
+        };
+        write!(
+            f,
+            "{} needs {} ({}): {}",
+            self.needed_for,
+            self.kind.describe(),
+            self.detail,
+            how
+        )
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flag_beats_variable_beats_vendored_default() {
+        let env = |name: &str| (name == "BLIS_CATALOG").then(|| "/from/env".to_string());
+        let flags = Flags { catalog: Some("/from/flag".into()), ..Flags::default() };
+        let inputs = Inputs::resolve(&flags, env);
+        assert_eq!(inputs.catalog.as_ref().unwrap().origin, Origin::Flag);
+        let inputs = Inputs::resolve(&Flags::default(), env);
+        assert_eq!(inputs.catalog.as_ref().unwrap().path, PathBuf::from("/from/env"));
+        assert!(inputs.catalog.as_ref().unwrap().is_override());
+        assert_eq!(inputs.registry.as_ref().unwrap().origin, Origin::Vendored);
+        assert!(inputs.measurements.is_none());
+    }
+
+    #[test]
+    fn refusal_names_the_flag_and_the_variable() {
+        let err = Inputs::none().require_dir(InputKind::Measurements, "figure x").unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("--measurements") && text.contains("BLIS_MEASUREMENTS"), "{text}");
+    }
+}

@@ -1,0 +1,20 @@
+//! Inputs, figures, runners and reports.
+//!
+//! `oracles` knows the definitions; this crate knows where the data lives, how it is read and
+//! checked, and how a figure is computed, compared and rendered. `xtask` is only a CLI over it.
+
+pub mod atomic;
+pub mod inputs;
+pub mod paths;
+pub mod snapshots;
+pub mod task;
+
+pub mod blis;
+pub mod corpus;
+pub mod fixtures;
+pub mod gate;
+pub mod lock;
+pub mod oracle_report;
+pub mod score;
+
+pub use insta;

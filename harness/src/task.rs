@@ -1,0 +1,79 @@
+//! What every figure-producing task hands to the gate: a rendered report (the text a snapshot
+//! pins) and the named values the figure manifest compares against published numbers.
+
+use crate::inputs::Refusal;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// A percentage or other real, compared with a tolerance.
+    Number(f64),
+    /// A count, compared exactly.
+    Count(u64),
+    /// A pass/fail check computed by the task itself.
+    Check(bool),
+    Text(String),
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TaskOutput {
+    /// Deterministic, machine-independent text: no absolute paths, no times.
+    pub report: String,
+    /// Keyed by a stable dotted name, e.g. `all.aisimulate.tpot_shape`.
+    pub values: BTreeMap<String, Value>,
+}
+
+impl TaskOutput {
+    pub fn number(&mut self, key: impl Into<String>, value: f64) {
+        self.values.insert(key.into(), Value::Number(value));
+    }
+    pub fn count(&mut self, key: impl Into<String>, value: u64) {
+        self.values.insert(key.into(), Value::Count(value));
+    }
+    pub fn check(&mut self, key: impl Into<String>, ok: bool) {
+        self.values.insert(key.into(), Value::Check(ok));
+    }
+}
+
+#[derive(Debug)]
+pub enum TaskError {
+    /// An input is missing: not a failure of the figure, a gap in what was supplied.
+    Refused(Refusal),
+    /// The inputs were there but bad, or the computation failed.
+    Failed(anyhow::Error),
+}
+
+impl From<Refusal> for TaskError {
+    fn from(r: Refusal) -> Self {
+        TaskError::Refused(r)
+    }
+}
+
+impl From<anyhow::Error> for TaskError {
+    fn from(e: anyhow::Error) -> Self {
+        TaskError::Failed(e)
+    }
+}
+
+impl std::fmt::Display for TaskError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TaskError::Refused(r) => write!(f, "refused: {r}"),
+            TaskError::Failed(e) => write!(f, "{e:#}"),
+        }
+    }
+}
+
+pub type TaskResult = Result<TaskOutput, TaskError>;
+
+/// Process exit codes shared by every command (documented in the README).
+pub mod exit {
+    /// Everything asked for ran and matched.
+    pub const OK: u8 = 0;
+    /// A mismatch, a failed check, or bad input.
+    pub const FAILED: u8 = 1;
+    /// A required input was not supplied (and, for `reproduce`, only under `--require-all`).
+    pub const REFUSED: u8 = 2;
+    /// The command line itself was wrong.
+    pub const USAGE: u8 = 64;
+}

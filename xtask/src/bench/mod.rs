@@ -1,0 +1,24 @@
+//! `cargo xtask bench <what>`: speed is measured here and recorded in docs, never asserted in
+//! a timed test.
+
+use anyhow::{bail, Result};
+
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Generating all five fixtures in Rust vs Python with numpy.
+    Fixtures,
+    /// Hashing the vendored trees vs `sha256sum`.
+    Hashing,
+    /// Scoring the whole corpus.
+    Score,
+    /// The BLIS point runner with the test double: workers and cache.
+    Blis,
+}
+
+pub fn run(cmd: Command) -> Result<u8> {
+    match cmd {
+        Command::Fixtures | Command::Hashing | Command::Score | Command::Blis => {
+            bail!("not implemented yet")
+        }
+    }
+}

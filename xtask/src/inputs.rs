@@ -1,0 +1,35 @@
+//! The input flags shared by every task that reads third-party data.
+
+use std::path::PathBuf;
+
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct InputArgs {
+    /// Folder of the measurement corpora [env: BLIS_MEASUREMENTS]
+    #[arg(long, value_name = "DIR")]
+    pub measurements: Option<PathBuf>,
+    /// blis-catalog tree [env: BLIS_CATALOG; default: testdata/catalog]
+    #[arg(long, value_name = "DIR")]
+    pub catalog: Option<PathBuf>,
+    /// blis-registry tree [env: BLIS_REGISTRY; default: testdata/registry]
+    #[arg(long, value_name = "DIR")]
+    pub registry: Option<PathBuf>,
+    /// Scenario files [env: BLIS_SCENARIOS; default: testdata/scenarios]
+    #[arg(long, value_name = "DIR")]
+    pub scenarios: Option<PathBuf>,
+    /// The `blis` binary [env: BLIS_BIN]
+    #[arg(long, value_name = "PATH")]
+    pub blis: Option<PathBuf>,
+}
+
+impl InputArgs {
+    #[allow(dead_code)] // used by the tasks as they land
+    pub fn resolve(&self) -> harness::inputs::Inputs {
+        harness::inputs::Inputs::from_process(&harness::inputs::Flags {
+            measurements: self.measurements.clone(),
+            catalog: self.catalog.clone(),
+            registry: self.registry.clone(),
+            scenarios: self.scenarios.clone(),
+            blis: self.blis.clone(),
+        })
+    }
+}

@@ -1,0 +1,77 @@
+//! `cargo xtask <task>`: the command line of blis-repro. Each task lives in its own module and
+//! does nothing but parse its flags and call into `harness`; paths are resolved from the
+//! workspace root, never from the working directory.
+
+mod bench;
+mod cache;
+mod fixtures;
+mod inputs;
+mod lock;
+mod oracle;
+mod reproduce;
+mod score;
+mod vendor;
+
+use clap::{Parser, Subcommand};
+use harness::task::exit;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "Reproduce and audit BLIS's published accuracy figures")]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// The release gate: every published figure, reproduced, mismatched or refused.
+    Reproduce(reproduce::Args),
+    /// The InferenceX workload fixtures (numpy-exact length vectors).
+    #[command(subcommand)]
+    Fixtures(fixtures::Command),
+    /// Definitions on their own: numpy's randint, the error-definition audit.
+    #[command(subcommand)]
+    Oracle(oracle::Command),
+    /// Copy the locked globs of each upstream into testdata/.
+    Vendor(vendor::Args),
+    /// Verify, diff or update lockfiles/upstream.lock.
+    #[command(subcommand)]
+    Lock(lock::Command),
+    /// Score the corpora (and the BLIS arm when --blis is given).
+    Score(score::Args),
+    /// The BLIS point cache.
+    #[command(subcommand)]
+    Cache(cache::Command),
+    /// Benchmarks (speed is measured here, never asserted in tests).
+    #[command(subcommand)]
+    Bench(bench::Command),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let code = if err.use_stderr() { exit::USAGE } else { exit::OK };
+            let _ = err.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.task {
+        Task::Reproduce(args) => reproduce::run(args),
+        Task::Fixtures(cmd) => fixtures::run(cmd),
+        Task::Oracle(cmd) => oracle::run(cmd),
+        Task::Vendor(args) => vendor::run(args),
+        Task::Lock(cmd) => lock::run(cmd),
+        Task::Score(args) => score::run(args),
+        Task::Cache(cmd) => cache::run(cmd),
+        Task::Bench(cmd) => bench::run(cmd),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(exit::FAILED)
+        }
+    }
+}
