@@ -283,8 +283,12 @@ fn judge(
             notes.push(t.clone());
         }
     }
-    if let Some(note) = &f.note {
-        if !matches {
+    if !matches {
+        // A task may say why a value is off under `<key>.why`; the manifest may add a note.
+        if let Some(Value::Text(why)) = output.values.get(&format!("{key}.why")) {
+            notes.push(why.clone());
+        }
+        if let Some(note) = &f.note {
             notes.push(note.clone());
         }
     }
