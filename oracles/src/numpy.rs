@@ -100,7 +100,7 @@ impl RandomState {
         let push = |out: &mut Vec<i64>, value: u64| out.push(off.wrapping_add(value) as i64);
         if rng == 0 {
             // Rule 3: a single value; nothing is drawn.
-            out.extend(std::iter::repeat(low as i64).take(size));
+            out.extend(std::iter::repeat_n(low as i64, size));
         } else if rng <= u64::from(u32::MAX) {
             // Rule 4: masked rejection on 32-bit words (a full 32-bit span takes the word as is,
             // which the mask 0xFFFFFFFF does anyway: no word is ever rejected).

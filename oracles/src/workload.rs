@@ -30,14 +30,14 @@ impl Point {
     /// `1k1k`, `1k8k`, `8k1k` (the labels InferenceX uses for 1024:1024, 1024:8192, 8192:1024).
     pub fn workload_label(&self) -> String {
         let short = |len: u32| {
-            if len % 1024 == 0 {
+            if len.is_multiple_of(1024) {
                 format!("{}k", len / 1024)
             } else {
                 len.to_string()
             }
         };
         let (i, o) = (short(self.isl), short(self.osl));
-        if self.isl % 1024 == 0 && self.osl % 1024 == 0 {
+        if self.isl.is_multiple_of(1024) && self.osl.is_multiple_of(1024) {
             format!("{i}{o}")
         } else {
             format!("{i}x{o}")
