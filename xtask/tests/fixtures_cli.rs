@@ -192,3 +192,14 @@ fn check_fails_when_the_committed_list_no_longer_equals_the_derivation() {
         .code(1);
     assert_eq!(std::fs::read(fixtures::default_dir().join(points::FILE_NAME)).unwrap(), before);
 }
+
+#[test]
+fn fixtures_check_with_a_corpus_folder_that_is_not_there_is_refused() {
+    xtask()
+        .args(["fixtures", "check"])
+        .env("BLIS_MEASUREMENTS", "/nonexistent/measurements")
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("seed0: 29 points match"))
+        .stderr(predicate::str::contains("BLIS_MEASUREMENTS=/nonexistent/measurements"));
+}
