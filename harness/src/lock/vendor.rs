@@ -183,3 +183,11 @@ pub fn update_lock_file(lock_path: &Path, from: &Path) -> Result<Vec<SectionUpda
     crate::atomic::write(lock_path, file::render(&lock).as_bytes())?;
     Ok(updates)
 }
+
+/// `vendor --fetch`: clone every upstream at its locked commit into a temporary folder (gone
+/// afterwards), then vendor from it as from any checkout.
+pub fn vendor_fetched(lock: &Lock, testdata: &Path) -> Result<Vec<Vendored>> {
+    let clones = tempfile::tempdir().context("creating a folder for the clones")?;
+    let from = super::fetch::fetch_all(lock, clones.path())?;
+    vendor_from(lock, &from, testdata)
+}
