@@ -343,12 +343,12 @@ fn measurements_are_checked_against_the_pinned_corpus_hashes() {
     assert!(report.ok(), "{}", report.render());
     let values = report.to_task_output().values;
     assert_eq!(values["measurements.files_matched"], harness::task::Value::Count(1));
-    assert_eq!(values["lock.ok"], harness::task::Value::Check(true));
+    assert_eq!(values["verified"], harness::task::Value::Check(true));
     flip_one_byte(&f.from.join("measurements/scoreable.json"));
     let report = f.verify_with(&inputs);
     assert_eq!(report.failed(), vec![InputKind::Measurements]);
     assert!(report.render().contains("measurements (BLIS_MEASUREMENTS): FAILED: 0 of 1 locked files match"));
-    assert_eq!(report.to_task_output().values["lock.ok"], harness::task::Value::Check(false));
+    assert_eq!(report.to_task_output().values["verified"], harness::task::Value::Check(false));
 }
 
 #[test]
