@@ -54,7 +54,8 @@ impl Fixture {
     }
 
     fn inputs(&self) -> Inputs {
-        let vendored = |kind, name| Some(InputPath { kind, path: self.tree(name), origin: Origin::Vendored });
+        let vendored =
+            |kind, name| Some(InputPath { kind, path: self.tree(name), origin: Origin::Vendored });
         Inputs {
             measurements: None,
             catalog: vendored(InputKind::Catalog, "catalog"),
@@ -148,7 +149,8 @@ fn an_added_file_is_extra_even_outside_the_globs() {
 #[test]
 fn an_edited_commit_stamp_fails() {
     let f = Fixture::vendored();
-    fs::write(f.tree("catalog/.upstream-commit"), "0000000000000000000000000000000000000000\n").unwrap();
+    fs::write(f.tree("catalog/.upstream-commit"), "0000000000000000000000000000000000000000\n")
+        .unwrap();
     let text = f.report(&f.verify());
     assert!(
         text.contains("  stamp: .upstream-commit says \"0000000000000000000000000000000000000000\", the lock says 747a2213e13030ae675f9872c3e2a76b6b770d50"),
@@ -162,7 +164,9 @@ fn an_edited_or_missing_manifest_fails() {
     let manifest = f.tree("registry/.upstream-manifest");
     let edited = fs::read_to_string(&manifest).unwrap().replacen("primitives", "Primitives", 1);
     fs::write(&manifest, edited).unwrap();
-    assert!(f.report(&f.verify()).contains("  stamp: .upstream-manifest differs from the lock from its line 2"));
+    assert!(f
+        .report(&f.verify())
+        .contains("  stamp: .upstream-manifest differs from the lock from its line 2"));
     fs::remove_file(&manifest).unwrap();
     assert!(f.report(&f.verify()).contains("  stamp: .upstream-manifest unreadable"));
 }
@@ -226,7 +230,9 @@ fn a_directory_where_a_file_is_expected_is_refused() {
     assert!(text.contains("FAILED"), "{text}");
     // In a live checkout the glob matches the directory itself, which is refused by name.
     let c = verify::diff(f.lock.get(InputKind::Catalog), &f.tree("catalog")).unwrap();
-    assert!(c.refused.contains(&("networks/ethernet.yaml".into(), "is a directory, expected a file".into())));
+    assert!(c
+        .refused
+        .contains(&("networks/ethernet.yaml".into(), "is a directory, expected a file".into())));
 }
 
 #[test]
@@ -238,7 +244,12 @@ fn a_fifo_is_refused_without_being_opened() {
     let status = std::process::Command::new("mkfifo").arg(&path).status().unwrap();
     assert!(status.success());
     let text = f.report(&f.verify());
-    assert!(text.contains("  refused: coefficients/cost-model-attention.yaml: not a regular file (a FIFO)"), "{text}");
+    assert!(
+        text.contains(
+            "  refused: coefficients/cost-model-attention.yaml: not a regular file (a FIFO)"
+        ),
+        "{text}"
+    );
 }
 
 #[test]
@@ -246,7 +257,10 @@ fn an_absent_tree_fails_with_the_vendor_command() {
     let f = Fixture::new();
     let report = f.verify();
     assert!(!report.ok());
-    assert_eq!(report.failed(), vec![InputKind::Catalog, InputKind::Registry, InputKind::Scenarios]);
+    assert_eq!(
+        report.failed(),
+        vec![InputKind::Catalog, InputKind::Registry, InputKind::Scenarios]
+    );
     assert!(matches!(report.check(InputKind::Catalog).unwrap().outcome, Outcome::Absent));
     let text = f.report(&report);
     assert!(
@@ -326,7 +340,10 @@ fn a_bad_override_fails_loudly() {
         origin: Origin::Flag,
     });
     let text = f.report(&f.verify_with(&inputs));
-    assert!(text.contains("registry (override --registry, not the vendored tree): FAILED: "), "{text}");
+    assert!(
+        text.contains("registry (override --registry, not the vendored tree): FAILED: "),
+        "{text}"
+    );
     assert!(text.contains("no-such-dir is not a directory"), "{text}");
 }
 
@@ -347,7 +364,9 @@ fn measurements_are_checked_against_the_pinned_corpus_hashes() {
     flip_one_byte(&f.from.join("measurements/scoreable.json"));
     let report = f.verify_with(&inputs);
     assert_eq!(report.failed(), vec![InputKind::Measurements]);
-    assert!(report.render().contains("measurements (BLIS_MEASUREMENTS): FAILED: 0 of 1 locked files match"));
+    assert!(report
+        .render()
+        .contains("measurements (BLIS_MEASUREMENTS): FAILED: 0 of 1 locked files match"));
     assert_eq!(report.to_task_output().values["verified"], harness::task::Value::Check(false));
 }
 
@@ -401,7 +420,10 @@ fn a_bad_lock_file_names_the_file_and_the_line() {
     fs::write(&path, &text).unwrap();
     let line = text.lines().position(|l| l == "commit = 46d930c").unwrap() + 1;
     let err = lock::load(&path).unwrap_err().to_string();
-    assert!(err.contains(&format!("upstream.lock: line {line}: commit must be 40 hex digits")), "{err}");
+    assert!(
+        err.contains(&format!("upstream.lock: line {line}: commit must be 40 hex digits")),
+        "{err}"
+    );
 }
 
 // --fetch, against local git repositories (there is no network here).
@@ -410,7 +432,14 @@ fn git(dir: &Path, args: &[&str]) -> String {
     let out = std::process::Command::new("git")
         .arg("-C")
         .arg(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.invalid",
+            "-c",
+            "commit.gpgsign=false",
+        ])
         .args(args)
         .output()
         .unwrap();
@@ -492,7 +521,8 @@ fn require_head_rejects_a_checkout_at_another_commit() {
     write(&repo.join("hardware/h200.yaml"), b"name: h200\n");
     git(&repo, &["add", "."]);
     git(&repo, &["commit", "--quiet", "-m", "moved"]);
-    let err = fetch::require_head(&repo, &lock.get(InputKind::Catalog).commit).unwrap_err().to_string();
+    let err =
+        fetch::require_head(&repo, &lock.get(InputKind::Catalog).commit).unwrap_err().to_string();
     assert!(err.contains("HEAD is ") && err.contains(", the lock says "), "{err}");
 }
 

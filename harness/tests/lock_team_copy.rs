@@ -20,9 +20,24 @@ fn pins_are_section_8s() -> Result<(), Failed> {
     let lock = committed()?;
     let reference = lock::default_pins();
     for (ours, theirs) in lock.upstreams.iter().zip(&reference.upstreams) {
-        let pin = |u: &lock::Upstream| (u.repo.clone(), u.tag.clone(), u.commit.clone(), u.path.clone(), u.globs.clone(), u.partial.clone());
+        let pin = |u: &lock::Upstream| {
+            (
+                u.repo.clone(),
+                u.tag.clone(),
+                u.commit.clone(),
+                u.path.clone(),
+                u.globs.clone(),
+                u.partial.clone(),
+            )
+        };
         if pin(ours) != pin(theirs) {
-            return Err(format!("[{}] pins differ from REFERENCE.md §8: {:?} vs {:?}", ours.name(), pin(ours), pin(theirs)).into());
+            return Err(format!(
+                "[{}] pins differ from REFERENCE.md §8: {:?} vs {:?}",
+                ours.name(),
+                pin(ours),
+                pin(theirs)
+            )
+            .into());
         }
     }
     Ok(())
@@ -86,8 +101,7 @@ fn main() {
     let trials = vec![
         Trial::test("lock/committed/pins_are_reference_section_8", pins_are_section_8s),
         Trial::test("lock/committed/counts_are_the_team_copys", counts_are_the_copys),
-        Trial::test("lock/verify/team_copy", team_copy_verifies)
-            .with_ignored_flag(!have_corpora),
+        Trial::test("lock/verify/team_copy", team_copy_verifies).with_ignored_flag(!have_corpora),
     ];
     if !have_corpora {
         eprintln!("lock/verify/team_copy: ignored, needs BLIS_MEASUREMENTS (and `cargo xtask vendor --from ../shared/blis-artifacts` first)");

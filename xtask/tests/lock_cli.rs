@@ -49,7 +49,9 @@ impl Sandbox {
     fn xtask(&self, args: &[&str]) -> assert_cmd::Command {
         let mut cmd = cargo_bin_cmd!("xtask");
         cmd.current_dir(self.dir.path());
-        for var in ["BLIS_MEASUREMENTS", "BLIS_CATALOG", "BLIS_REGISTRY", "BLIS_SCENARIOS", "BLIS_BIN"] {
+        for var in
+            ["BLIS_MEASUREMENTS", "BLIS_CATALOG", "BLIS_REGISTRY", "BLIS_SCENARIOS", "BLIS_BIN"]
+        {
             cmd.env_remove(var);
         }
         cmd.args(args);
@@ -73,9 +75,17 @@ impl Sandbox {
 
     fn vendored(self) -> Sandbox {
         let s = self.locked();
-        s.xtask(&["vendor", "--from", "artifacts", "--lockfile", "upstream.lock", "--testdata", "testdata"])
-            .assert()
-            .success();
+        s.xtask(&[
+            "vendor",
+            "--from",
+            "artifacts",
+            "--lockfile",
+            "upstream.lock",
+            "--testdata",
+            "testdata",
+        ])
+        .assert()
+        .success();
         s
     }
 }
@@ -95,7 +105,9 @@ fn update_writes_a_lock_with_every_section() {
         .stdout(contains("catalog: 4 files (4 added, 0 removed, 0 changed)"))
         .stdout(contains("measurements: 1 files"));
     let lock = fs::read_to_string(s.path("upstream.lock")).unwrap();
-    assert!(lock.contains("[scenarios]\nrepo = https://github.com/inference-sim/blis-latency-kernel\n"));
+    assert!(
+        lock.contains("[scenarios]\nrepo = https://github.com/inference-sim/blis-latency-kernel\n")
+    );
     assert!(lock.contains("commit = 747a2213e13030ae675f9872c3e2a76b6b770d50\n"));
     assert!(!lock.contains("config.json"));
 }
@@ -137,12 +149,9 @@ fn verify_fails_naming_the_changed_file() {
 
 #[test]
 fn verify_of_an_absent_tree_gives_the_vendor_command() {
-    Sandbox::new()
-        .locked()
-        .lock_cmd("verify", &[])
-        .assert()
-        .code(1)
-        .stdout(contains("FAILED: the vendored tree is absent; run `cargo xtask vendor --from DIR`"));
+    Sandbox::new().locked().lock_cmd("verify", &[]).assert().code(1).stdout(contains(
+        "FAILED: the vendored tree is absent; run `cargo xtask vendor --from DIR`",
+    ));
 }
 
 #[test]
@@ -183,11 +192,19 @@ fn an_override_variable_changes_what_is_checked_and_says_so() {
 fn vendor_refuses_a_source_that_drifted_and_keeps_the_old_tree() {
     let s = Sandbox::new().vendored();
     flip_one_byte(&s.path("artifacts/scenarios/glm-5-b200-fp4-sglang-tp4.yaml"));
-    s.xtask(&["vendor", "--from", "artifacts", "--lockfile", "upstream.lock", "--testdata", "testdata"])
-        .assert()
-        .code(1)
-        .stderr(contains("does not match the lock"))
-        .stderr(contains("~ glm-5-b200-fp4-sglang-tp4.yaml"));
+    s.xtask(&[
+        "vendor",
+        "--from",
+        "artifacts",
+        "--lockfile",
+        "upstream.lock",
+        "--testdata",
+        "testdata",
+    ])
+    .assert()
+    .code(1)
+    .stderr(contains("does not match the lock"))
+    .stderr(contains("~ glm-5-b200-fp4-sglang-tp4.yaml"));
     s.lock_cmd("verify", &[]).assert().code(0);
 }
 
@@ -228,7 +245,8 @@ fn diff_without_a_tree_is_a_usage_error() {
 fn a_bad_lock_line_is_named() {
     let s = Sandbox::new().locked();
     let text = fs::read_to_string(s.path("upstream.lock")).unwrap();
-    fs::write(s.path("upstream.lock"), text.replacen("tag = 0.3.0", "tag = 0.3.0\ntag = 0.3.1", 1)).unwrap();
+    fs::write(s.path("upstream.lock"), text.replacen("tag = 0.3.0", "tag = 0.3.0\ntag = 0.3.1", 1))
+        .unwrap();
     s.lock_cmd("verify", &[])
         .assert()
         .code(1)

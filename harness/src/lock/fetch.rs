@@ -48,8 +48,11 @@ pub fn clone_at(url: &str, commit: &str, into: &Path) -> Result<()> {
     let into_text = into.to_str().context("clone target is not a UTF-8 path")?;
     git(None, &["clone", "--quiet", "--no-checkout", "--", url, into_text])
         .with_context(|| format!("cloning {url} (is a network available?)"))?;
-    git(Some(into), &["-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit])
-        .with_context(|| format!("checking out {commit} in {url}"))?;
+    git(
+        Some(into),
+        &["-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit],
+    )
+    .with_context(|| format!("checking out {commit} in {url}"))?;
     require_head(into, commit)
 }
 

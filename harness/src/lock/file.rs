@@ -134,7 +134,10 @@ impl std::error::Error for LockError {}
 /// A full commit id: exactly 40 lowercase hex digits (an abbreviation could become ambiguous).
 pub fn check_commit(commit: &str) -> Result<(), String> {
     if commit.len() != 40 {
-        return Err(format!("commit must be 40 hex digits, got {} characters: {commit:?}", commit.len()));
+        return Err(format!(
+            "commit must be 40 hex digits, got {} characters: {commit:?}",
+            commit.len()
+        ));
     }
     if !commit.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
         return Err(format!("commit must be lowercase hex: {commit:?}"));
@@ -160,10 +163,8 @@ impl Draft {
     fn finish(self) -> Result<Upstream, LockError> {
         let kind = self.kind.expect("drafts are only made for sections");
         let name = section_name(kind);
-        let missing = |key: &str| LockError {
-            line: self.line,
-            reason: format!("[{name}] has no `{key}`"),
-        };
+        let missing =
+            |key: &str| LockError { line: self.line, reason: format!("[{name}] has no `{key}`") };
         let repo = self.repo.ok_or_else(|| missing("repo"))?;
         let commit = self.commit.ok_or_else(|| missing("commit"))?;
         let path = self.path.ok_or_else(|| missing("path"))?;
@@ -197,7 +198,12 @@ impl Draft {
     }
 }
 
-fn set_once(slot: &mut Option<String>, key: &str, value: &str, line: usize) -> Result<(), LockError> {
+fn set_once(
+    slot: &mut Option<String>,
+    key: &str,
+    value: &str,
+    line: usize,
+) -> Result<(), LockError> {
     if slot.is_some() {
         return Err(LockError { line, reason: format!("duplicate `{key}` in this section") });
     }
@@ -239,11 +245,11 @@ pub fn parse(text: &str) -> Result<Lock, LockError> {
             continue;
         }
         let Some((key, value)) = raw.split_once(" = ") else {
-            return Err(err(format!("expected `key = value`, `[section]` or `# comment`, got {raw:?}")));
+            return Err(err(format!(
+                "expected `key = value`, `[section]` or `# comment`, got {raw:?}"
+            )));
         };
-        let draft = current
-            .as_mut()
-            .ok_or_else(|| err(format!("`{key}` before any [section]")))?;
+        let draft = current.as_mut().ok_or_else(|| err(format!("`{key}` before any [section]")))?;
         match key {
             "repo" => {
                 // file:// is for tests and mirrors; the committed lock uses https://.
@@ -411,11 +417,8 @@ mod tests {
 
     #[test]
     fn duplicate_file_and_duplicate_key_are_errors() {
-        let dup_file = minimal().replacen(
-            "file = ",
-            &format!("file = {H}  hardware/a.yaml\nfile = "),
-            1,
-        );
+        let dup_file =
+            minimal().replacen("file = ", &format!("file = {H}  hardware/a.yaml\nfile = "), 1);
         let e = error_of(&dup_file);
         assert_eq!(e.line, 7);
         assert!(e.reason.contains("duplicate file \"hardware/a.yaml\""), "{e}");
@@ -447,15 +450,25 @@ mod tests {
     fn missing_pieces_are_errors() {
         let no_measurements = minimal().split("[measurements]").next().unwrap().to_string();
         assert_eq!(error_of(&no_measurements).reason, "no [measurements] section");
-        assert!(error_of(&minimal().replacen("repo = https://github.com/inference-sim/x\n", "", 1))
-            .reason
-            .contains("[catalog] has no `repo`"));
+        assert!(error_of(&minimal().replacen(
+            "repo = https://github.com/inference-sim/x\n",
+            "",
+            1
+        ))
+        .reason
+        .contains("[catalog] has no `repo`"));
         assert!(error_of(&minimal().replacen("repo = https://", "repo = http://", 1))
             .reason
             .contains("https://"));
-        assert!(error_of(&minimal().replacen("path = .", "path = . ", 1)).reason.contains("trailing whitespace"));
-        assert!(error_of(&format!("repo = x\n{}", minimal())).reason.contains("before any [section]"));
-        assert!(error_of(&minimal().replacen("path = .", "path=.", 1)).reason.contains("key = value"));
+        assert!(error_of(&minimal().replacen("path = .", "path = . ", 1))
+            .reason
+            .contains("trailing whitespace"));
+        assert!(error_of(&format!("repo = x\n{}", minimal()))
+            .reason
+            .contains("before any [section]"));
+        assert!(error_of(&minimal().replacen("path = .", "path=.", 1))
+            .reason
+            .contains("key = value"));
     }
 
     #[test]

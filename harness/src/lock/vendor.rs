@@ -72,7 +72,8 @@ pub fn vendor_from(lock: &Lock, from: &Path, testdata: &Path) -> Result<Vec<Vend
             .with_context(|| format!("creating a staging folder in {}", testdata.display()))?;
         let mut entries = Vec::new();
         for rel in scan.files.keys() {
-            let bytes = fs::read(root.join(rel)).with_context(|| format!("reading {}", root.join(rel).display()))?;
+            let bytes = fs::read(root.join(rel))
+                .with_context(|| format!("reading {}", root.join(rel).display()))?;
             let target = stage.path().join(rel);
             fs::create_dir_all(target.parent().expect("a file path has a parent"))?;
             fs::write(&target, &bytes).with_context(|| format!("writing {}", target.display()))?;
@@ -151,7 +152,10 @@ pub fn relock(base: &Lock, from: &Path) -> Result<(Lock, Vec<SectionUpdate>)> {
         let root = source_root(u, from)?;
         let scan = scan_source(u, &root)?;
         if let Some(path) = scan.not_utf8.iter().next() {
-            bail!("{}: not valid UTF-8 (every locked file is YAML or JSON)", root.join(path).display());
+            bail!(
+                "{}: not valid UTF-8 (every locked file is YAML or JSON)",
+                root.join(path).display()
+            );
         }
         let new: Vec<ManifestEntry> =
             scan.files.iter().map(|(p, d)| ManifestEntry { digest: *d, path: p.clone() }).collect();

@@ -71,7 +71,8 @@ pub fn compare(upstream: &Upstream, scan: &Scan) -> Comparison {
             None => c.missing.push(entry.path.clone()),
         }
     }
-    let locked: std::collections::BTreeSet<&str> = upstream.files.iter().map(|e| e.path.as_str()).collect();
+    let locked: std::collections::BTreeSet<&str> =
+        upstream.files.iter().map(|e| e.path.as_str()).collect();
     for path in scan.files.keys() {
         if !locked.contains(path.as_str()) {
             c.extra.push(path.clone());
@@ -104,7 +105,10 @@ pub fn check_vendored(upstream: &Upstream, root: &Path) -> std::io::Result<Compa
                 .zip(lock_text.lines())
                 .position(|(a, b)| a != b)
                 .unwrap_or_else(|| text.lines().count().min(lock_text.lines().count()));
-            c.stamp.push(format!("{MANIFEST_STAMP} differs from the lock from its line {}", first_diff + 1));
+            c.stamp.push(format!(
+                "{MANIFEST_STAMP} differs from the lock from its line {}",
+                first_diff + 1
+            ));
         }
         Err(e) => c.stamp.push(format!("{MANIFEST_STAMP} unreadable: {e}")),
     }
@@ -128,8 +132,12 @@ pub fn check_live(upstream: &Upstream, root: &Path) -> std::io::Result<Compariso
         }
     } else if let Some(checkout) = checkout_root(root, &upstream.path) {
         match super::fetch::head(&checkout) {
-            Ok(head) if head == upstream.commit => c.notes.push(format!("checkout HEAD is {short}")),
-            Ok(head) => c.stamp.push(format!("checkout HEAD is {head}, the lock says {}", upstream.commit)),
+            Ok(head) if head == upstream.commit => {
+                c.notes.push(format!("checkout HEAD is {short}"))
+            }
+            Ok(head) => {
+                c.stamp.push(format!("checkout HEAD is {head}, the lock says {}", upstream.commit))
+            }
             Err(e) => c.stamp.push(format!("cannot read the checkout's HEAD: {e:#}")),
         }
     } else {
@@ -151,7 +159,10 @@ fn checkout_root(root: &Path, path: &str) -> Option<std::path::PathBuf> {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    Checked { mode: Mode, comparison: Comparison },
+    Checked {
+        mode: Mode,
+        comparison: Comparison,
+    },
     /// The vendored tree is not there: run `cargo xtask vendor`.
     Absent,
     /// An override or measurements folder that is not a readable directory.
@@ -192,7 +203,11 @@ impl TreeCheck {
     }
 
     fn pin(&self) -> String {
-        format!("{}@{}", self.repo.strip_prefix("https://").unwrap_or(&self.repo), &self.commit[..12])
+        format!(
+            "{}@{}",
+            self.repo.strip_prefix("https://").unwrap_or(&self.repo),
+            &self.commit[..12]
+        )
     }
 
     pub fn render(&self) -> String {
@@ -351,7 +366,9 @@ pub fn check_section(upstream: &Upstream, input: Option<&InputPath>) -> TreeChec
     };
     check.outcome = match result {
         Ok(comparison) => Outcome::Checked { mode, comparison },
-        Err(e) => Outcome::BadDir(format!("cannot read {}: {e}", crate::paths::display(&input.path))),
+        Err(e) => {
+            Outcome::BadDir(format!("cannot read {}: {e}", crate::paths::display(&input.path)))
+        }
     };
     check
 }
