@@ -1,6 +1,7 @@
 //! `cargo xtask bench <what>`: speed is measured here and recorded in docs, never asserted in
 //! a timed test.
 
+mod fixtures;
 mod hashing;
 
 use anyhow::{bail, Result};
@@ -19,8 +20,9 @@ pub enum Command {
 
 pub fn run(cmd: Command) -> Result<u8> {
     match cmd {
+        Command::Fixtures => fixtures::run(),
         Command::Hashing => hashing::run(),
-        Command::Fixtures | Command::Score | Command::Blis => {
+        Command::Score | Command::Blis => {
             bail!("not implemented yet")
         }
     }
