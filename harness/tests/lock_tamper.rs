@@ -361,7 +361,9 @@ fn measurements_are_checked_against_the_pinned_corpus_hashes() {
     let values = report.to_task_output().values;
     assert_eq!(values["measurements.files_matched"], harness::task::Value::Count(1));
     assert_eq!(values["verified"], harness::task::Value::Check(true));
+    assert!(lock::check_measurements(&f.lock, &f.from.join("measurements")).ok());
     flip_one_byte(&f.from.join("measurements/scoreable.json"));
+    assert!(!lock::check_measurements(&f.lock, &f.from.join("measurements")).ok());
     let report = f.verify_with(&inputs);
     assert_eq!(report.failed(), vec![InputKind::Measurements]);
     assert!(report

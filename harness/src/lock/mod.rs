@@ -109,3 +109,14 @@ pub fn default_pins() -> Lock {
         ],
     }
 }
+
+/// A measurements folder against the pinned corpus hashes, on its own (for a caller that has
+/// a folder rather than resolved `Inputs`).
+pub fn check_measurements(lock: &Lock, dir: &Path) -> TreeCheck {
+    let input = crate::inputs::InputPath {
+        kind: InputKind::Measurements,
+        path: dir.to_path_buf(),
+        origin: crate::inputs::Origin::Flag,
+    };
+    verify::check_section(lock.get(InputKind::Measurements), Some(&input))
+}
