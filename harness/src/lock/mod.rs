@@ -32,7 +32,7 @@ pub fn load(path: &Path) -> anyhow::Result<Lock> {
 
 /// The release gate's lock figure: the vendored trees (or explicit overrides) and, when
 /// supplied, the measurements, checked against `lockfiles/upstream.lock`. A mismatch is not an
-/// error here: it is the figure (`lock.ok` false, and the report says which file); the gate
+/// error here: it is the figure (`verified` false, and the report says which file); the gate
 /// uses `verify` for the per-input status. Only an unreadable lock is an error.
 pub fn task_verify(inputs: &Inputs) -> TaskResult {
     let lock = load(&default_lock_path()).map_err(TaskError::Failed)?;
