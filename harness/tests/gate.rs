@@ -26,6 +26,8 @@ figures:
      key: all.blis.tpot_shape, needs: [blis], expect: {number: "9.64"}, tolerance: last-digit, snapshot: headline__all}
   - {id: c/guard, what: "guard", document: PUBLISHED-FIGURES.md, section: "6", needs: [nvidia-parquet],
      expect: {number: "0.795"}, tolerance: last-digit}
+  - {id: h/scenarios, what: "reads the scenario tree", document: PUBLISHED-FIGURES.md, section: "3", task: headline,
+     key: all.sweeps, expect: {count: 113}, snapshot: headline__all}
   - {id: l/verified, what: "lock", document: REFERENCE.md, section: "8", task: lock-verify,
      key: verified, expect: {check: true}, snapshot: lock__verify}
 "#;
@@ -69,8 +71,8 @@ fn good_outputs() -> BTreeMap<&'static str, TaskOutput> {
                 ("inclusive_differs", Value::Check(true)),
             ]),
         ),
-        ("lock-verify", output(&[("verified", Value::Check(true)), ("trees.verified", Value::Check(true))])),
-        ("headline", output(&[])),
+        ("lock-verify", output(&[("verified", Value::Check(true)), ("catalog.ok", Value::Check(true))])),
+        ("headline", output(&[("all.sweeps", Value::Count(113))])),
     ])
 }
 
@@ -115,7 +117,7 @@ fn values_within_tolerance_reproduce_and_missing_inputs_are_refused_with_their_f
     let (status, line) = status_of(&results, "c/guard");
     assert_eq!(status, Status::Refused);
     assert!(line.contains("NVIDIA's parquet tables"), "{line}");
-    assert_eq!(report::Summary::of(&results).line(), "4 reproduced, 0 mismatched, 2 refused");
+    assert_eq!(report::Summary::of(&results).line(), "5 reproduced, 0 mismatched, 2 refused");
 }
 
 #[test]
@@ -164,9 +166,12 @@ fn two_renderings_that_differ_fail_showing_the_first_differing_line() {
 #[test]
 fn a_failed_lock_makes_every_figure_reading_the_trees_not_reproducible() {
     let mut outputs = good_outputs();
-    outputs.insert("lock-verify", output(&[("verified", Value::Check(false)), ("trees.verified", Value::Check(false))]));
+    outputs.insert("lock-verify", output(&[("verified", Value::Check(false)), ("scenarios.ok", Value::Check(false))]));
     let results = run(MANIFEST, &Scripted::new(outputs));
     assert_eq!(status_of(&results, "l/verified").0, Status::Mismatch);
+    let (status, line) = status_of(&results, "h/scenarios");
+    assert_eq!(status, Status::Mismatch);
+    assert!(line.contains("not reproducible: the scenarios tree does not match"), "{line}");
     // Figures whose tasks read only the corpora are still judged on their own values.
     assert_eq!(status_of(&results, "e/shape").0, Status::Ok);
 }
@@ -178,15 +183,14 @@ fn a_corpus_that_differs_from_its_pin_is_said_on_every_figure_that_read_it() {
         "lock-verify",
         output(&[
             ("verified", Value::Check(false)),
-            ("trees.verified", Value::Check(true)),
-            ("measurements.pinned", Value::Check(false)),
-            ("measurements.differing", Value::Text("aisimulate_summary.json".into())),
+            ("scenarios.ok", Value::Check(true)),
+            ("measurements.ok", Value::Check(false)),
         ]),
     );
     let results = run(MANIFEST, &Scripted::new(outputs));
     let (_, line) = status_of(&results, "e/shape");
     assert!(
-        line.contains("differ from the pinned ones (aisimulate_summary.json)") && line.contains("not a regression"),
+        line.contains("differ from the ones pinned") && line.contains("not a regression"),
         "{line}"
     );
 }
@@ -212,7 +216,7 @@ fn the_committed_manifest_is_consistent() {
 #[test]
 fn published_digits_are_checked_against_their_section() {
     let manifest = Manifest::parse(MANIFEST, Path::new("test.yaml")).unwrap();
-    let doc = "## 1. Error\n10.05% on 878 comparisons, true\n## 3. Headline\n9.64\n## 6. Guard\n0.795\n";
+    let doc = "## 1. Error\n10.05% on 878 comparisons, true\n## 3. Headline\n9.64 in 113 sweeps\n## 6. Guard\n0.795\n";
     assert_eq!(hygiene::published_digits(&manifest, "PUBLISHED-FIGURES.md", doc), Vec::<String>::new());
     let moved = doc.replace("9.64", "9.65");
     assert_eq!(
