@@ -205,12 +205,33 @@ pub struct ShapePoint {
     pub predicted: Option<f64>,
 }
 
-/// The per-comparison errors of one topology under `definition`, in concurrency order.
+/// One comparison of a shape definition: a row's values and the anchors they are divided by.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Comparison {
+    pub measured: f64,
+    pub predicted: f64,
+    /// What the measured value is divided by.
+    pub measured_anchor: f64,
+    /// What the predicted value is divided by (the measured anchor under
+    /// [`ShapeDefinition::SharedMeasuredAnchor`]).
+    pub predicted_anchor: f64,
+}
+
+impl Comparison {
+    /// `|pred_shape - meas_shape| / meas_shape x 100`.
+    pub fn error(&self) -> f64 {
+        let predicted_shape = self.predicted / self.predicted_anchor;
+        let measured_shape = self.measured / self.measured_anchor;
+        (predicted_shape - measured_shape).abs() / measured_shape * 100.0
+    }
+}
+
+/// The comparisons of one topology under `definition`, in concurrency order.
 ///
 /// Rows are kept only if concurrency, measured and predicted are finite and non-zero; rows are
 /// sorted by concurrency (stable); a topology with fewer than 2 kept rows contributes nothing
 /// under any definition; the anchor is the first kept row.
-pub fn shape_errors(points: &[ShapePoint], definition: ShapeDefinition) -> Vec<f64> {
+pub fn shape_comparisons(points: &[ShapePoint], definition: ShapeDefinition) -> Vec<Comparison> {
     let mut kept: Vec<(f64, f64, f64)> = points
         .iter()
         .filter_map(|p| match (p.measured, p.predicted) {
@@ -224,25 +245,21 @@ pub fn shape_errors(points: &[ShapePoint], definition: ShapeDefinition) -> Vec<f
     if kept.len() < 2 {
         return Vec::new();
     }
-    let (_, measured_anchor, predicted_anchor) = kept[0];
-    let skip = match definition {
-        ShapeDefinition::AnchorExcluded => 1,
-        ShapeDefinition::AnchorIncluded | ShapeDefinition::SharedMeasuredAnchor => 0,
+    let (_, measured_anchor, own_anchor) = kept[0];
+    let (skip, predicted_anchor) = match definition {
+        ShapeDefinition::AnchorExcluded => (1, own_anchor),
+        ShapeDefinition::AnchorIncluded => (0, own_anchor),
+        ShapeDefinition::SharedMeasuredAnchor => (0, measured_anchor),
     };
     kept[skip..]
         .iter()
-        .map(|&(_, measured, predicted)| {
-            let (predicted_shape, measured_shape) = match definition {
-                ShapeDefinition::AnchorExcluded | ShapeDefinition::AnchorIncluded => {
-                    (predicted / predicted_anchor, measured / measured_anchor)
-                }
-                ShapeDefinition::SharedMeasuredAnchor => {
-                    (predicted / measured_anchor, measured / measured_anchor)
-                }
-            };
-            (predicted_shape - measured_shape).abs() / measured_shape * 100.0
-        })
+        .map(|&(_, measured, predicted)| Comparison { measured, predicted, measured_anchor, predicted_anchor })
         .collect()
+}
+
+/// The per-comparison errors of one topology under `definition` (see [`shape_comparisons`]).
+pub fn shape_errors(points: &[ShapePoint], definition: ShapeDefinition) -> Vec<f64> {
+    shape_comparisons(points, definition).iter().map(Comparison::error).collect()
 }
 
 /// Every comparison of every topology pooled into one plain mean (never a mean of means).
