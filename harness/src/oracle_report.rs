@@ -732,12 +732,12 @@ impl E2eAudit {
             self.vllm_sweeps
         );
         out.push('\n');
-        let _ = writeln!(out, "{:<5} {:<10} {:<4} {:<22} {:>8} {:>8} {:>9}  n", "scope", "arm", "metric", "definition", "mean", "median", "worst");
+        let _ = writeln!(out, "{:<5} {:<10} {:<6} {:<22} {:>8} {:>8} {:>9}  n", "scope", "arm", "metric", "definition", "mean", "median", "worst");
         for row in &self.rows {
             let cells = row.distribution.map_or("       -        -         -  n=0".to_string(), |d| {
                 format!("{:>8.2} {:>8.2} {:>9.2}  n={}", d.mean, d.median, d.worst, d.n)
             });
-            let _ = writeln!(out, "{:<5} {:<10} {:<4} {:<22} {cells}", row.scope.key(), row.arm.key(), row.metric.key(), row.definition.key());
+            let _ = writeln!(out, "{:<5} {:<10} {:<6} {:<22} {cells}", row.scope.key(), row.arm.key(), row.metric.key(), row.definition.key());
         }
 
         out.push_str("\nkernel accuracy page (PUBLISHED-FIGURES.md section 5): \"AISimulate, same points: 8.2% mean, 4.1% median, 432% worst\"\n");
@@ -888,4 +888,103 @@ pub fn e2e_audit_of_file(path: &Path) -> TaskResult {
 pub fn task_e2e_audit(inputs: &Inputs) -> TaskResult {
     let path = corpus_file(inputs, E2E_FILE, "the e2e shape audit")?;
     e2e_audit_of_file(&path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sweep(framework: &str, measured: &[f64], predicted: &[f64]) -> SweepCurves {
+        let curve: Vec<ShapePoint> = measured
+            .iter()
+            .zip(predicted)
+            .enumerate()
+            .map(|(i, (&m, &p))| ShapePoint { concurrency: (1 << i) as f64, measured: Some(m), predicted: Some(p) })
+            .collect();
+        SweepCurves {
+            framework: framework.into(),
+            points: (0..measured.len()).map(|i| (1 << i, true)).collect(),
+            curves: Arm::ALL
+                .iter()
+                .flat_map(|&a| Metric::ALL.map(|m| (a, m, curve.clone())))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn median_averages_the_two_middle_values() {
+        let d = Distribution::of(&[4.0, 1.0, 3.0, 2.0]).unwrap();
+        assert_eq!((d.mean, d.median, d.worst, d.n), (2.5, 2.5, 4.0, 4));
+        assert_eq!(Distribution::of(&[5.0, 1.0, 3.0]).unwrap().median, 3.0);
+        assert_eq!(Distribution::of(&[]), None);
+    }
+
+    #[test]
+    fn e2e_audit_counts_anchors_only_under_the_inclusive_definition() {
+        // Prediction rises 50% too fast at the second point: one error of 50 per sweep.
+        let sweeps = [sweep("vllm", &[1.0, 2.0], &[1.0, 3.0]), sweep("sglang", &[1.0, 2.0, 4.0], &[1.0, 2.0, 4.0])];
+        let audit = audit_e2e(&sweeps);
+        let own = audit.row(Scope::All, Arm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded);
+        let inclusive = audit.row(Scope::All, Arm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorIncluded);
+        assert_eq!(own.distribution.map(|d| (d.mean, d.n)), Some((50.0 / 3.0, 3)));
+        assert_eq!(inclusive.distribution.map(|d| (d.mean, d.n)), Some((10.0, 5)));
+        let vllm = audit.row(Scope::Vllm, Arm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded);
+        assert_eq!(vllm.distribution.map(|d| (d.mean, d.n)), Some((50.0, 1)));
+        assert_eq!((audit.sweeps, audit.points, audit.vllm_sweeps, audit.vllm_droppable), (2, 5, 1, 0));
+        assert!(audit.page_definitions().is_empty());
+        assert!(!audit.passed());
+    }
+
+    #[test]
+    fn a_failed_or_non_positive_point_makes_a_sweep_droppable() {
+        let mut failed = sweep("vllm", &[1.0, 2.0], &[1.0, 2.0]);
+        failed.points[1].1 = false;
+        assert!(failed.droppable());
+        assert!(sweep("vllm", &[1.0, 2.0], &[1.0, -2.0]).droppable());
+        assert!(!sweep("vllm", &[1.0, 2.0], &[1.0, 2.0]).droppable());
+    }
+
+    #[test]
+    fn page_figures_match_at_their_printed_decimals() {
+        assert!(rounds_to(8.2282, PAGE_MEAN));
+        assert!(!rounds_to(10.1754, PAGE_MEAN));
+        assert!(rounds_to(431.5665, PAGE_WORST));
+        assert!(!rounds_to(431.4, PAGE_WORST));
+    }
+
+    #[test]
+    fn margin_is_the_distance_to_the_next_rounding_boundary() {
+        let line = |mean: f64| Line {
+            arm: Arm::Aisimulate,
+            metric: Metric::Tpot,
+            definition: Definition::Mape,
+            pooled: Pooled { mean: Some(mean), n: 1 },
+            published: Some(10.05),
+            input_bound: 0.001,
+        };
+        assert!((line(10.047).margin().unwrap() - 0.002).abs() < 1e-9);
+        assert_eq!(line(10.047).determined_by_rounded_inputs(), Some(true));
+        assert_eq!(line(10.0545).determined_by_rounded_inputs(), Some(false));
+        assert_eq!(line(10.0545).reproduces(), Some(true));
+        assert_eq!(line(10.0551).reproduces(), Some(false));
+    }
+
+    #[test]
+    fn comparison_bound_covers_a_nudged_input() {
+        let c = Comparison { measured: 2.0, predicted: 3.0, measured_anchor: 1.0, predicted_anchor: 1.0 };
+        let bound = comparison_bound(&c, 5e-7);
+        let nudged = Comparison { predicted: 3.0 + 5e-7, ..c };
+        assert!((nudged.error() - c.error()).abs() <= bound + 1e-15);
+        assert!(bound > 0.0 && bound < 1e-3, "{bound}");
+    }
+
+    #[test]
+    fn refusal_names_the_file_the_flag_and_the_variable() {
+        let err = task_error_definition(&Inputs::none()).unwrap_err().to_string();
+        for needle in ["aisimulate_summary.json", "--measurements", "BLIS_MEASUREMENTS"] {
+            assert!(err.contains(needle), "{err}");
+        }
+        let err = task_e2e_audit(&Inputs::none()).unwrap_err().to_string();
+        assert!(err.contains("aisimulate_e2e.json"), "{err}");
+    }
 }
