@@ -527,6 +527,22 @@ mod tests {
     }
 
     #[test]
+    fn python_round_matches_cpython_on_committed_vectors() {
+        // testdata/python-round/vectors.txt: CPython's own round(), written by make_vectors.py.
+        let vectors = include_str!("../../testdata/python-round/vectors.txt");
+        let mut checked = 0;
+        for line in vectors.lines().filter(|l| !l.starts_with('#')) {
+            let fields: Vec<&str> = line.split(' ').collect();
+            let x: f64 = fields[0].parse().unwrap();
+            let n: u32 = fields[1].parse().unwrap();
+            let expected: f64 = fields[2].parse().unwrap();
+            assert_eq!(python_round(x, n).to_bits(), expected.to_bits(), "round({x:?}, {n})");
+            checked += 1;
+        }
+        assert!(checked > 1000, "{checked}");
+    }
+
+    #[test]
     fn naive_scaling_is_not_python_round() {
         // The obvious (x * 100).round() / 100 rounds ties away from zero: 0.125 -> 0.13.
         let naive = |x: f64| (x * 100.0).round() / 100.0;
