@@ -387,6 +387,16 @@ impl SummaryAudit {
             output.check(check.key, check.ok);
         }
         output.check("gate.passed", self.passed());
+        for line in &self.lines {
+            let kind = match line.definition {
+                Definition::Shape(ShapeDefinition::AnchorExcluded) => "shape",
+                Definition::Mape => "mape",
+                _ => continue,
+            };
+            if let Some(published) = line.published {
+                output.number(format!("published.{}.{}.{kind}", line.arm, line.metric), published);
+            }
+        }
         output.count("published.rows", self.rows);
         output.count("published.aisimulate.points", self.aisimulate_points);
         output

@@ -55,6 +55,9 @@ fn summary_reproduces_tpot_shape_and_rejects_anchor_inclusive(dir: &Path) -> Res
     let inclusive = number(&output, "aisimulate.tpot.shape_anchor_included")?;
     assert!((inclusive - 10.05).abs() > 0.005, "{inclusive}");
     assert_eq!(output.values.get("gate.passed"), Some(&Value::Check(true)));
+    // The published value is read from the file, not typed in here.
+    assert_eq!(number(&output, "published.aisimulate.tpot.shape")?, 10.05);
+    assert_eq!(count(&output, "published.rows")?, 1137);
     Ok(())
 }
 
