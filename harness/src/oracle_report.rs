@@ -549,9 +549,9 @@ impl Distribution {
         let mut sorted = errors.to_vec();
         sorted.sort_by(f64::total_cmp);
         let mid = sorted.len() / 2;
-        let median = if sorted.len() % 2 == 0 { (sorted[mid - 1] + sorted[mid]) / 2.0 } else { sorted[mid] };
+        let median = if sorted.len().is_multiple_of(2) { (sorted[mid - 1] + sorted[mid]) / 2.0 } else { sorted[mid] };
         Some(Distribution {
-            mean: sorted.iter().sum::<f64>() / sorted.len() as f64,
+            mean: errors.iter().sum::<f64>() / errors.len() as f64,
             median,
             worst: sorted[sorted.len() - 1],
             n: sorted.len(),

@@ -90,9 +90,12 @@ fn e2e_page_definition_is_anchor_inclusive(dir: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// A trial that needs the measurements folder.
+type CorpusTrial = fn(&Path) -> Result<(), Failed>;
+
 fn main() {
     let args = Arguments::from_args();
-    let trials: [(&str, fn(&Path) -> Result<(), Failed>); 6] = [
+    let trials: [(&str, CorpusTrial); 6] = [
         ("corpus/aisimulate_summary/reads_with_published_counts", summary_reads_with_published_counts),
         ("corpus/aisimulate_summary/reproduces_tpot_shape_and_rejects_anchor_inclusive", summary_reproduces_tpot_shape_and_rejects_anchor_inclusive),
         ("corpus/aisimulate_summary/report_snapshot", error_definition_report_snapshot),

@@ -150,6 +150,9 @@ fn measurements_folder_runs_both_audits(dir: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// A trial that needs the measurements folder.
+type CorpusTrial = fn(&Path) -> Result<(), Failed>;
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials = vec![
@@ -159,7 +162,7 @@ fn main() {
         Trial::test("error_definition/malformed_summary_fails_naming_the_path", malformed_summary_fails_naming_the_path),
         Trial::test("error_definition/summary_and_measurements_flags_conflict", summary_and_measurements_flags_conflict),
     ];
-    let corpus: [(&str, fn(&Path) -> Result<(), Failed>); 4] = [
+    let corpus: [(&str, CorpusTrial); 4] = [
         ("real_snapshot_reproduces_the_published_tpot_shape", real_snapshot_reproduces_the_published_tpot_shape),
         ("changed_published_total_exits_nonzero", changed_published_total_exits_nonzero),
         ("broken_row_sum_exits_nonzero_naming_the_path", broken_row_sum_exits_nonzero_naming_the_path),
