@@ -77,8 +77,8 @@ impl Definition {
 
     fn input_rounding(self) -> &'static str {
         match self {
-            Definition::Mape => "error_pct rounded to 2",
-            _ => "relatives rounded to 6",
+            Definition::Mape => "rounding error_pct to 2 decimals",
+            _ => "rounding relatives to 6 decimals",
         }
     }
 }
