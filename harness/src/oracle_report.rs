@@ -232,6 +232,11 @@ pub struct SummaryAudit {
     pub rows: u64,
     pub topologies: usize,
     pub aisimulate_points: u64,
+    /// Topologies AISimulate's default rule would exclude (GPUs = tp x pp x attention dp),
+    /// and topologies on a GPU family the rule does not name.
+    pub multi_node_topologies: usize,
+    pub unnamed_gpu_topologies: usize,
+    pub scope_multinode: String,
     pub lines: Vec<Line>,
     /// Per (arm, metric, definition in {shape_anchor_excluded, mape}), one tally per level.
     pub levels: Vec<(Arm, Metric, Definition, [LevelTally; 4])>,
@@ -299,6 +304,11 @@ impl SummaryAudit {
             out,
             "snapshot: release {}, {} rows, {} topologies, {} successful AISimulate points",
             self.release_tag, self.rows, self.topologies, self.aisimulate_points
+        );
+        let _ = writeln!(
+            out,
+            "multi-node rule: {} topologies over one node (GPUs = tp x pp x attention dp), {} on a GPU family the rule does not name; scope.multinode: {}",
+            self.multi_node_topologies, self.unnamed_gpu_topologies, self.scope_multinode
         );
         let _ = writeln!(
             out,
@@ -406,6 +416,14 @@ impl SummaryAudit {
 /// The summary audit over an already-checked snapshot.
 pub fn audit_summary(summary: &aisimulate::Summary) -> SummaryAudit {
     let all: Vec<&aisimulate::Topology> = summary.topologies().iter().map(|t| t.topology).collect();
+    let multi_node: Vec<Option<bool>> = summary
+        .topologies()
+        .iter()
+        .map(|t| {
+            let p = t.topology.parallelism;
+            oracles::accuracy::is_multi_node(&t.gpu.gpu, oracles::accuracy::gpu_count(p.tp_size, p.pp_size, p.attention_dp_size))
+        })
+        .collect();
     let mut lines = Vec::new();
     for arm in Arm::ALL {
         for metric in Metric::ALL {
@@ -433,6 +451,12 @@ pub fn audit_summary(summary: &aisimulate::Summary) -> SummaryAudit {
         rows: summary.totals.rows,
         topologies: all.len(),
         aisimulate_points: summary.totals.aisimulate.points,
+        multi_node_topologies: multi_node.iter().filter(|m| **m == Some(true)).count(),
+        unnamed_gpu_topologies: multi_node.iter().filter(|m| m.is_none()).count(),
+        scope_multinode: format!(
+            "{} (excluded_multinode_rows {})",
+            summary.scope.multinode, summary.scope.excluded_multinode_rows
+        ),
         lines,
         levels,
     }

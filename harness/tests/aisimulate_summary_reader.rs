@@ -258,3 +258,9 @@ fn model_count_must_match() {
     let err = error_after(|d| set(d, "/totals/models", json!(2)));
     assert_eq!(err, "summary.json: totals.models: is 2 but the models list has 1");
 }
+
+#[test]
+fn published_rows_must_be_raw_rows_minus_excluded_multinode_rows() {
+    let err = error_after(|d| set(d, "/scope/excluded_multinode_rows", json!(1)));
+    assert_eq!(err, "summary.json: scope.published_rows: is 2 but scope.raw_rows - scope.excluded_multinode_rows is 1");
+}

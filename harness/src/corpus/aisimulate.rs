@@ -454,6 +454,12 @@ fn check_consistency(s: &Summary) -> Check {
     check_level("totals", "models", s.totals.rows, &s.totals.aic, &s.totals.aisimulate, rows, counts, aic_points)?;
     expect_eq("totals.models", s.totals.models, s.models.len() as u64, "the models list has")?;
     expect_eq("scope.published_rows", s.scope.published_rows, s.totals.rows, "totals.rows is")?;
+    expect_eq(
+        "scope.published_rows",
+        s.scope.published_rows,
+        s.scope.raw_rows.saturating_sub(s.scope.excluded_multinode_rows),
+        "scope.raw_rows - scope.excluded_multinode_rows is",
+    )?;
     Ok(())
 }
 
