@@ -2,6 +2,7 @@
 //! a timed test.
 
 mod fixtures;
+mod hashing;
 
 use anyhow::{bail, Result};
 
@@ -20,7 +21,8 @@ pub enum Command {
 pub fn run(cmd: Command) -> Result<u8> {
     match cmd {
         Command::Fixtures => fixtures::run(),
-        Command::Hashing | Command::Score | Command::Blis => {
+        Command::Hashing => hashing::run(),
+        Command::Score | Command::Blis => {
             bail!("not implemented yet")
         }
     }
