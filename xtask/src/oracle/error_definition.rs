@@ -22,36 +22,48 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8> {
-    let results = match &args.summary {
-        Some(file) => vec![oracle_report::error_definition_of_file(file)],
+    let (summary, e2e) = match &args.summary {
+        Some(file) => (oracle_report::error_definition_of_file(file), None),
         None => {
             let inputs = crate::inputs::InputArgs { measurements: args.measurements.clone(), ..Default::default() }.resolve();
-            vec![oracle_report::task_error_definition(&inputs), oracle_report::task_e2e_audit(&inputs)]
-        }
-    };
-    let mut code = exit::OK;
-    for (i, result) in results.into_iter().enumerate() {
-        if i > 0 {
-            println!();
-        }
-        match result {
-            Ok(output) => {
-                print!("{}", output.report);
-                if !passed(&output) {
-                    code = code.max(exit::FAILED);
-                }
-            }
-            Err(TaskError::Refused(refusal)) => {
+            let summary = oracle_report::task_error_definition(&inputs);
+            // Without the folder there is nothing more to say than the one refusal line.
+            if let Err(TaskError::Refused(refusal)) = &summary {
                 eprintln!("refused: {refusal}");
                 return Ok(exit::REFUSED);
             }
+            (summary, Some(oracle_report::task_e2e_audit(&inputs)))
+        }
+    };
+    // A failed reproduction outranks a refusal: it is the news.
+    let mut failed = false;
+    let mut refused = false;
+    for (i, result) in std::iter::once(summary).chain(e2e).enumerate() {
+        match result {
+            Ok(output) => {
+                if i > 0 {
+                    println!();
+                }
+                print!("{}", output.report);
+                failed |= !passed(&output);
+            }
+            Err(TaskError::Refused(refusal)) => {
+                eprintln!("refused: {refusal}");
+                refused = true;
+            }
             Err(TaskError::Failed(err)) => {
                 eprintln!("error: {err:#}");
-                code = code.max(exit::FAILED);
+                failed = true;
             }
         }
     }
-    Ok(code)
+    Ok(if failed {
+        exit::FAILED
+    } else if refused {
+        exit::REFUSED
+    } else {
+        exit::OK
+    })
 }
 
 fn passed(output: &TaskOutput) -> bool {
