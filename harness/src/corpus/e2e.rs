@@ -103,8 +103,10 @@ pub struct Parallelism {
     pub tp_size: u32,
     pub pp_size: u32,
     pub attention_dp_size: u32,
-    pub moe_ep_size: u32,
-    pub moe_tp_size: u32,
+    /// `null` for dense models (no MoE layers).
+    pub moe_ep_size: Option<u32>,
+    /// `null` for dense models (no MoE layers).
+    pub moe_tp_size: Option<u32>,
 }
 
 /// AISimulate's outcome for the row; only `success` rows carry AISimulate latencies.

@@ -123,8 +123,9 @@ pub struct Absolutes {
     pub validation: String,
     #[serde(default)]
     pub benchmark_type: Option<String>,
+    /// Sweeps the extractor left out, with why (empty in the team's copy).
     #[serde(default)]
-    pub omitted: Option<u64>,
+    pub omitted: Vec<serde_json::Value>,
     #[serde(default)]
     pub sweeps_matched: Option<u64>,
     #[serde(default)]
