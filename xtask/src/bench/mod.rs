@@ -1,6 +1,8 @@
 //! `cargo xtask bench <what>`: speed is measured here and recorded in docs, never asserted in
 //! a timed test.
 
+mod score;
+
 use anyhow::{bail, Result};
 
 #[derive(clap::Subcommand)]
@@ -10,14 +12,15 @@ pub enum Command {
     /// Hashing the vendored trees vs `sha256sum`.
     Hashing,
     /// Scoring the whole corpus.
-    Score,
+    Score(score::Args),
     /// The BLIS point runner with the test double: workers and cache.
     Blis,
 }
 
 pub fn run(cmd: Command) -> Result<u8> {
     match cmd {
-        Command::Fixtures | Command::Hashing | Command::Score | Command::Blis => {
+        Command::Score(args) => score::run(args),
+        Command::Fixtures | Command::Hashing | Command::Blis => {
             bail!("not implemented yet")
         }
     }
