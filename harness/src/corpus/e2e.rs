@@ -186,7 +186,7 @@ pub fn parse_workload(text: &str) -> Result<(u32, u32), String> {
 pub fn load(path: &Path) -> Result<E2eCorpus> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading {}", crate::paths::display(path)))?;
-    parse(&text).with_context(|| format!("{}", crate::paths::display(path)))
+    parse(&text).with_context(|| crate::paths::display(path))
 }
 
 /// [`load`] on text already in memory (for tests and for callers that hash first).

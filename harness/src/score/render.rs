@@ -62,9 +62,10 @@ fn table(rows: &[Vec<String>]) -> String {
 }
 
 fn arm_rows(s: &Scored, agg: &Aggregate, lead: &[String]) -> Vec<Vec<String>> {
+    // The lead cells (group, counts) are printed on the group's first row only.
     (0..s.arms.len())
         .map(|i| {
-            let mut row = lead.to_vec();
+            let mut row = if i == 0 { lead.to_vec() } else { vec![String::new(); lead.len()] };
             row.push(s.arms[i].0.clone());
             row.extend(Metric::ALL.iter().map(|&m| cell(s, agg, i, m)));
             row
@@ -129,7 +130,7 @@ pub fn chip_family(gpu: &str) -> &'static str {
     "other"
 }
 
-fn grouped<'a>(s: &'a Scored, key: impl Fn(&ScoredSweep) -> String) -> BTreeMap<String, Vec<&'a ScoredSweep>> {
+fn grouped(s: &Scored, key: impl Fn(&ScoredSweep) -> String) -> BTreeMap<String, Vec<&ScoredSweep>> {
     let mut groups: BTreeMap<String, Vec<&ScoredSweep>> = BTreeMap::new();
     for sweep in s.in_tier(Tier::All) {
         groups.entry(key(sweep)).or_default().push(sweep);
@@ -139,10 +140,11 @@ fn grouped<'a>(s: &'a Scored, key: impl Fn(&ScoredSweep) -> String) -> BTreeMap<
 
 pub fn breakdowns(s: &Scored) -> String {
     let mut out = String::from("## Breakdowns over ALL: mean |e| in %\n");
-    let by: [(&str, Box<dyn Fn(&ScoredSweep) -> String>); 3] = [
-        ("chip family", Box::new(|w: &ScoredSweep| chip_family(&w.gpu).to_string())),
-        ("model", Box::new(|w: &ScoredSweep| w.model.clone())),
-        ("framework", Box::new(|w: &ScoredSweep| w.framework.clone())),
+    type GroupKey = fn(&ScoredSweep) -> String;
+    let by: [(&str, GroupKey); 3] = [
+        ("chip family", |w| chip_family(&w.gpu).to_string()),
+        ("model", |w| w.model.clone()),
+        ("framework", |w| w.framework.clone()),
     ];
     for (title, key) in by {
         let _ = writeln!(out, "\nby {title}");
