@@ -209,6 +209,8 @@ fn gaps_trial() -> Trial {
         let text = gaps::render(&c, &found, "vllm");
         let summary = text.split("\nsummary").nth(1).unwrap_or_default().to_string();
         harness::assert_figure_snapshot!("gaps__vllm_summary", format!("summary{summary}"));
+        let defaults = harness::score::settings::defaults_table(&c, &s, Some(&catalog), "vllm");
+        harness::assert_figure_snapshot!("score__vllm_defaults", defaults);
         Ok(())
     });
     trial.with_ignored_flag(!ready)

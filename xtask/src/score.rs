@@ -56,6 +56,8 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<(), TaskEr
     let selection = score::Selection { framework: args.framework.clone(), config_tier: args.config_tier };
     let scored = score::score(&corpora, &scenarios, &arms, &selection);
     print!("{}", score::render::report(&scored));
+    let catalog = inputs.get(InputKind::Catalog).map(|c| c.path.as_path()).filter(|p| p.is_dir());
+    print!("\n{}", score::settings::defaults_table(&corpora, &scenarios, catalog, &args.framework));
     if let (Some(file), Some((catalog, registry))) = (&args.gaps, trees) {
         let gaps = score::gaps::gaps(&corpora, &scenarios, &catalog, &registry, &args.framework);
         let text = score::gaps::render(&corpora, &gaps, &args.framework);

@@ -106,3 +106,44 @@ pub fn memory_source_label(m: &DeviceMemory) -> &'static str {
         MemorySource::PublicFact => "public fact",
     }
 }
+
+/// The vLLM defaults the resolved settings use, per device of the selected sweeps, with where
+/// each memory figure came from (catalog descriptor or public fact).
+pub fn defaults_table(
+    corpora: &super::Corpora,
+    scenarios: &crate::corpus::scenario::ScenarioSet,
+    catalog: Option<&Path>,
+    framework: &str,
+) -> String {
+    use std::fmt::Write as _;
+    let mut devices = std::collections::BTreeMap::new();
+    for sweep in corpora.e2e.sweeps.iter().filter(|s| s.framework == framework && s.is_vllm()) {
+        let hardware = scenarios
+            .get(&sweep.scenario)
+            .map(|s| s.header.cluster.hardware.clone())
+            .unwrap_or_else(|_| sweep.gpu.clone());
+        devices.entry(hardware).or_insert_with(|| sweep.gpu.clone());
+    }
+    let mut out = String::from(
+        "## vLLM defaults for resolved settings (vllm/engine/arg_utils.py get_batch_defaults; prefix caching on; block size 16)\n",
+    );
+    for (hardware, gpu) in devices {
+        match device_memory(catalog, &hardware, &gpu) {
+            Some(m) => {
+                let d = tiers::vllm_defaults(&hardware, m.gib);
+                let _ = writeln!(
+                    out,
+                    "  {hardware}: {:.1} GiB ({}): max_num_seqs {}, max_num_batched_tokens {}",
+                    m.gib,
+                    memory_source_label(&m),
+                    d.max_num_seqs,
+                    d.max_num_batched_tokens
+                );
+            }
+            None => {
+                let _ = writeln!(out, "  {hardware}: memory unknown (no catalog descriptor, no public fact): not resolvable");
+            }
+        }
+    }
+    out
+}
