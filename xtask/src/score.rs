@@ -8,6 +8,7 @@ use harness::inputs::InputKind;
 use harness::score;
 use harness::task::{exit, TaskError};
 use oracles::tiers::ConfigTier;
+use std::io::Write as _;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -55,9 +56,18 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<(), TaskEr
     let arms = score::headline_arms(&corpora.e2e, None);
     let selection = score::Selection { framework: args.framework.clone(), config_tier: args.config_tier };
     let scored = score::score(&corpora, &scenarios, &arms, &selection);
-    print!("{}", score::render::report(&scored));
     let catalog = inputs.get(InputKind::Catalog).map(|c| c.path.as_path()).filter(|p| p.is_dir());
-    print!("\n{}", score::settings::defaults_table(&corpora, &scenarios, catalog, &args.framework));
+    let text = format!(
+        "{}\n{}",
+        score::render::report(&scored),
+        score::settings::defaults_table(&corpora, &scenarios, catalog, &args.framework)
+    );
+    // A closed pipe (`| head`) is the reader's choice, not a failure.
+    if let Err(e) = std::io::stdout().lock().write_all(text.as_bytes()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(TaskError::Failed(e.into()));
+        }
+    }
     if let (Some(file), Some((catalog, registry))) = (&args.gaps, trees) {
         let gaps = score::gaps::gaps(&corpora, &scenarios, &catalog, &registry, &args.framework);
         let text = score::gaps::render(&corpora, &gaps, &args.framework);

@@ -343,6 +343,8 @@ pub struct Scored {
     pub excursions: Vec<Excursion>,
     /// Points of the scored sweeps that run with prefix caching on.
     pub prefix_caching_points: usize,
+    /// Points of the scored sweeps per (tracked setting, provenance).
+    pub provenance_counts: BTreeMap<(&'static str, tiers::Provenance), usize>,
     /// Keys runs passed that the scenario schema cannot express, over the selection.
     pub inexpressible_keys: BTreeSet<String>,
 }
@@ -423,6 +425,7 @@ pub fn score(corpora: &Corpora, scenarios: &ScenarioSet, arms: &[Arm], selection
         dropped: Vec::new(),
         excursions: Vec::new(),
         prefix_caching_points: 0,
+        provenance_counts: BTreeMap::new(),
         inexpressible_keys: BTreeSet::new(),
     };
 
@@ -450,6 +453,9 @@ pub fn score(corpora: &Corpora, scenarios: &ScenarioSet, arms: &[Arm], selection
             }),
             Ok((errors, excursions, monotone)) => {
                 scored.prefix_caching_points += settings::prefix_caching_points(sweep, &points, record);
+                for ((field, provenance), n) in settings::provenance_counts(sweep, &points, record) {
+                    *scored.provenance_counts.entry((field, provenance)).or_default() += n;
+                }
                 scored.excursions.extend(excursions);
                 scored.sweeps.push(ScoredSweep {
                     scenario: sweep.scenario.clone(),

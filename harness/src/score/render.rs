@@ -31,6 +31,21 @@ pub fn header(s: &Scored) -> String {
     let _ = writeln!(out, "release {}; framework {}; config tier {config}", s.release, s.selection.framework);
     let _ = writeln!(out, "arms: {}", arms.join(", "));
     let _ = writeln!(out, "points with prefix caching (scored sweeps): {}", s.prefix_caching_points);
+    let mut provenance = Vec::new();
+    for field in oracles::tiers::TRACKED_SETTINGS {
+        let counts: Vec<String> = s
+            .provenance_counts
+            .iter()
+            .filter(|((f, _), _)| *f == field)
+            .map(|((_, p), n)| format!("{p} {n}"))
+            .collect();
+        if !counts.is_empty() {
+            provenance.push(format!("  {field}: {}", counts.join(", ")));
+        }
+    }
+    if !provenance.is_empty() {
+        let _ = writeln!(out, "setting provenance (points of the scored sweeps):\n{}", provenance.join("\n"));
+    }
     if !s.inexpressible_keys.is_empty() {
         let keys: Vec<&str> = s.inexpressible_keys.iter().map(String::as_str).collect();
         let _ = writeln!(out, "run settings the scenario schema cannot express: {}", keys.join(", "));

@@ -335,3 +335,24 @@ fn resolved_settings_come_from_device_memory() {
         "enable_prefix_caching=true resolved",
     ]);
 }
+
+#[test]
+fn headline_task_refuses_without_measurements() {
+    match task_headline(&Inputs::none(), None) {
+        Err(TaskError::Refused(r)) => {
+            assert_eq!(r.kind, InputKind::Measurements);
+            assert!(r.to_string().contains("BLIS_MEASUREMENTS"));
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn provenance_counts_every_tracked_setting_of_every_point() {
+    let mut f = Fixture::new();
+    f.settings.push(record("m-h100.yaml", "1k1k", json!({"max_num_seqs": 64})));
+    let s = f.score(None);
+    assert_eq!(s.provenance_counts[&("max_num_seqs", oracles::tiers::Provenance::Measured)], 3);
+    assert_eq!(s.provenance_counts[&("block_size", oracles::tiers::Provenance::Resolved)], 3);
+    assert!(render::header(&s).contains("max_num_seqs: measured 3"));
+}
