@@ -310,6 +310,9 @@ pub struct ScoredSweep {
     pub tier: Tier,
     /// Measured TPOT relative strictly increasing with concurrency.
     pub monotone: bool,
+    /// Comparisons per metric, whatever arms ran (TPOT shape: points - 1; TPOT mape: points;
+    /// TTFT: the same without the excursions).
+    pub comparisons: BTreeMap<Metric, usize>,
     /// One entry per arm, in the order of the arms; `None` for an arm not run.
     pub errors: Vec<Option<ArmErrors>>,
 }
@@ -353,7 +356,8 @@ pub struct Scored {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Aggregate {
     pub sweeps: usize,
-    /// Comparison counts per metric (the same for every arm: sweeps are dropped for all).
+    /// Comparison counts per metric (the same for every arm: sweeps are dropped for all, and
+    /// counted even when no arm ran).
     pub n: BTreeMap<Metric, usize>,
     /// Mean |e| per (arm index, metric); `None` on an arm not run or no comparisons.
     pub mean_abs: BTreeMap<(usize, Metric), Option<f64>>,
@@ -371,10 +375,7 @@ impl Scored {
         let mut mean_abs = BTreeMap::new();
         for m in Metric::ALL {
             // counts from the first run arm; every run arm has the same by construction
-            let count = sweeps
-                .iter()
-                .map(|s| s.errors.iter().flatten().next().map_or(0, |e| e.get(m).len()))
-                .sum();
+            let count = sweeps.iter().map(|s| s.comparisons[&m]).sum();
             n.insert(m, count);
             for (i, _) in self.arms.iter().enumerate() {
                 let errors: Option<Vec<f64>> = sweeps
@@ -452,6 +453,14 @@ pub fn score(corpora: &Corpora, scenarios: &ScenarioSet, arms: &[Arm], selection
                 reason,
             }),
             Ok((errors, excursions, monotone)) => {
+                let points_n = points.len();
+                let ttft_n = points_n - excursions.len();
+                let comparisons = BTreeMap::from([
+                    (Metric::TpotShape, points_n - 1),
+                    (Metric::TpotMape, points_n),
+                    (Metric::TtftShape, ttft_n - 1),
+                    (Metric::TtftMape, ttft_n),
+                ]);
                 scored.prefix_caching_points += settings::prefix_caching_points(sweep, &points, record);
                 for ((field, provenance), n) in settings::provenance_counts(sweep, &points, record) {
                     *scored.provenance_counts.entry((field, provenance)).or_default() += n;
@@ -465,6 +474,7 @@ pub fn score(corpora: &Corpora, scenarios: &ScenarioSet, arms: &[Arm], selection
                     framework: sweep.framework.clone(),
                     tier,
                     monotone,
+                    comparisons,
                     errors,
                 });
             }

@@ -356,3 +356,14 @@ fn provenance_counts_every_tracked_setting_of_every_point() {
     assert_eq!(s.provenance_counts[&("block_size", oracles::tiers::Provenance::Resolved)], 3);
     assert!(render::header(&s).contains("max_num_seqs: measured 3"));
 }
+
+#[test]
+fn counts_do_not_depend_on_which_arms_ran() {
+    let f = Fixture::new();
+    let (c, s) = f.load().unwrap();
+    let none = vec![Arm::not_run("BLIS", "blis", ArmKind::Simulated, "needs --blis PATH")];
+    let scored = score(&c, &s, &none, &Selection::vllm(None));
+    let agg = scored.aggregate(scored.in_tier(Tier::All));
+    assert_eq!((agg.n[&Metric::TpotShape], agg.n[&Metric::TtftMape]), (2, 3));
+    assert_eq!(agg.mean_abs[&(0, Metric::TpotShape)], None);
+}
