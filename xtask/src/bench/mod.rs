@@ -3,6 +3,7 @@
 
 mod fixtures;
 mod hashing;
+mod score;
 
 use anyhow::{bail, Result};
 
@@ -13,7 +14,7 @@ pub enum Command {
     /// Hashing the vendored trees vs `sha256sum`.
     Hashing,
     /// Scoring the whole corpus.
-    Score,
+    Score(score::Args),
     /// The BLIS point runner with the test double: workers and cache.
     Blis,
 }
@@ -22,7 +23,8 @@ pub fn run(cmd: Command) -> Result<u8> {
     match cmd {
         Command::Fixtures => fixtures::run(),
         Command::Hashing => hashing::run(),
-        Command::Score | Command::Blis => {
+        Command::Score(args) => score::run(args),
+        Command::Blis => {
             bail!("not implemented yet")
         }
     }
