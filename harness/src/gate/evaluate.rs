@@ -284,14 +284,15 @@ fn judge(
             notes.push(why.clone());
         }
     }
+    // A task may say why a value is off under `<key>.why`.
     if !matches {
-        // A task may say why a value is off under `<key>.why`; the manifest may add a note.
         if let Some(Value::Text(why)) = output.values.get(&format!("{key}.why")) {
             notes.push(why.clone());
         }
-        if let Some(note) = &f.note {
-            notes.push(note.clone());
-        }
+    }
+    // The manifest's note (e.g. a flagged definition) stands whatever the verdict.
+    if let Some(note) = &f.note {
+        notes.push(note.clone());
     }
     result.detail = notes.join("; ");
     result
