@@ -34,3 +34,40 @@ fn build_once() -> Result<PathBuf> {
     }
     Ok(path)
 }
+
+/// A scenario in the shape of the committed ones (Scenario + Deployment, one pool), written
+/// for the tests and the benchmark: no third-party data.
+pub const SYNTHETIC_SCENARIO: &str = r#"# A synthetic scenario in the shape of the committed ones, for tests only.
+kind: Scenario
+name: synthetic-h100-vllm-tp2
+engine_version: "0.1.0"
+
+model: synthetic-model
+coefficients: [cost-a, cost-b]
+
+cluster:
+  hardware: h100
+  nodes: 1
+  gpus_per_node: 8
+---
+kind: Deployment
+name: synthetic-h100-vllm-tp2
+
+pools:
+  - role: colocated
+    nodes: 1
+    parallel:
+      tp: 2
+      pp: 1
+      dp: 1
+      enable_expert_parallel: false
+    engine:
+      quantization: fp8
+      cache_dtype: fp8
+      block_size: 16
+      max_num_batched_tokens: 8192
+      max_num_seqs: 256
+      max_model_len: 4096
+      cudagraph_mode: PIECEWISE
+      gpu_memory_utilization: 0.9
+"#;

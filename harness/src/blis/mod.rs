@@ -356,6 +356,10 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
         CacheMode::Off => None,
         CacheMode::ReadWrite(dir) | CacheMode::ReadOnly(dir) => Some(Cache::new(dir)),
     };
+    if let CacheMode::ReadWrite(dir) = &opts.cache {
+        // Even a shard that owns no point leaves a (empty) cache for `cache merge` to find.
+        std::fs::create_dir_all(dir).with_context(|| format!("creating the cache {}", dir.display()))?;
+    }
     let read_only = matches!(opts.cache, CacheMode::ReadOnly(_));
     let progress = Progress::new(opts.progress, points.len());
     let corrupt = AtomicUsize::new(0);

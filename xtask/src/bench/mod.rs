@@ -1,6 +1,8 @@
 //! `cargo xtask bench <what>`: speed is measured here and recorded in docs, never asserted in
 //! a timed test.
 
+mod blis;
+
 use anyhow::{bail, Result};
 
 #[derive(clap::Subcommand)]
@@ -17,7 +19,8 @@ pub enum Command {
 
 pub fn run(cmd: Command) -> Result<u8> {
     match cmd {
-        Command::Fixtures | Command::Hashing | Command::Score | Command::Blis => {
+        Command::Blis => blis::run(),
+        Command::Fixtures | Command::Hashing | Command::Score => {
             bail!("not implemented yet")
         }
     }
