@@ -157,7 +157,11 @@ impl SensitivityTable {
         for row in &self.rows {
             match &row.score {
                 Ok(s) => {
-                    let (dt, df) = base.map_or((f64::NAN, f64::NAN), |b| (s.tpot_shape - b.tpot_shape, s.ttft_shape - b.ttft_shape));
+                    // Deltas rounded to the printed precision first, so no "-0.00".
+                    let delta = |a: f64, b: f64| ((a - b) * 100.0).round() / 100.0 + 0.0;
+                    let (dt, df) = base.map_or((f64::NAN, f64::NAN), |b| {
+                        (delta(s.tpot_shape, b.tpot_shape), delta(s.ttft_shape, b.ttft_shape))
+                    });
                     let status = match base {
                         Some(b) if b.n != s.n => format!("FAIL: n differs from the baseline's {}", b.n),
                         Some(_) => "ok".to_string(),

@@ -1,0 +1,104 @@
+//! The sensitivity table over an injected scorer (the corpus scorer plugs in the same way):
+//! every row is generated, run through the double, scored and rendered; a row whose n differs
+//! from the baseline's fails.
+
+mod blis_support;
+
+use anyhow::{bail, Result};
+use blis_support::{point, Checkout};
+use harness::blis::sensitivity::{sensitivity, variants, RowScore, Variant};
+use harness::blis::{EngineSettings, PointOutcome, PointSpec};
+use std::collections::BTreeMap;
+
+/// A stand-in scorer: per sweep (scenario), drop the sweep if any point failed, anchor on the
+/// lowest concurrency, and report the mean of sim(c)/sim(anchor) - 1 in percent over the
+/// points after the anchor. n counts those comparisons. Not the published definition; only a
+/// function of the outcomes the table can render.
+fn toy_score(points: &[PointSpec], outcomes: &[PointOutcome]) -> Result<RowScore> {
+    let mut sweeps: BTreeMap<String, Vec<(u32, f64, f64)>> = BTreeMap::new();
+    let mut dropped = Vec::new();
+    for (p, o) in points.iter().zip(outcomes) {
+        match &o.result {
+            Ok(m) => sweeps.entry(p.scenario_name()).or_default().push((p.concurrency, m.tpot_ms, m.ttft_ms)),
+            Err(_) => dropped.push(p.scenario_name()),
+        }
+    }
+    let (mut n, mut tpot, mut ttft) = (0u64, 0.0, 0.0);
+    for (name, mut rows) in sweeps {
+        if dropped.contains(&name) {
+            continue;
+        }
+        rows.sort_by_key(|r| r.0);
+        let anchor = rows[0];
+        for r in &rows[1..] {
+            n += 1;
+            tpot += (r.1 / anchor.1 - 1.0) * 100.0;
+            ttft += (r.2 / anchor.2 - 1.0) * 100.0;
+        }
+    }
+    if n == 0 {
+        bail!("no sweep survived");
+    }
+    Ok(RowScore { n, tpot_shape: tpot / n as f64, ttft_shape: ttft / n as f64 })
+}
+
+fn base_points(checkout: &Checkout) -> Vec<PointSpec> {
+    // Small limits, so that halving and doubling them bites at these concurrencies.
+    let engine = EngineSettings { max_num_seqs: 4, max_num_batched_tokens: 512, block_size: 16, enable_prefix_caching: true };
+    let mut points = Vec::new();
+    for name in ["synthetic-h100-vllm-tp2", "synthetic-h100-vllm-tp4"] {
+        for c in [1, 2, 4, 8] {
+            points.push(PointSpec { engine, ..point(checkout.scenario(name), c, 0) });
+        }
+    }
+    points
+}
+
+fn reseed(p: &PointSpec, seed: u64) -> Result<PointSpec> {
+    Ok(point(p.scenario_file.clone(), p.concurrency, seed).with_engine(p.engine))
+}
+
+trait WithEngine {
+    fn with_engine(self, engine: EngineSettings) -> Self;
+}
+
+impl WithEngine for PointSpec {
+    fn with_engine(mut self, engine: EngineSettings) -> Self {
+        self.engine = engine;
+        self
+    }
+}
+
+#[test]
+fn every_row_is_run_scored_and_rendered() {
+    let checkout = Checkout::new();
+    let table = sensitivity(&base_points(&checkout), &reseed, &checkout.options(None), &toy_score).unwrap();
+    assert_eq!(table.rows.iter().map(|r| r.variant).collect::<Vec<_>>(), variants());
+    assert!(table.failures().is_empty(), "{:?}", table.failures());
+    let base = table.baseline().copied().unwrap();
+    assert_eq!(base.n, 6);
+    for row in &table.rows[1..] {
+        let s = row.score.as_ref().unwrap();
+        assert_ne!(s.tpot_shape, base.tpot_shape, "{} scored like the baseline", row.variant.name());
+    }
+    harness::assert_figure_snapshot!("blis__sensitivity_table_with_double_and_toy_scorer", table.render());
+}
+
+#[test]
+fn a_row_that_loses_a_sweep_fails_on_n() {
+    let checkout = Checkout::new();
+    // Seed 3's vectors for c=8 are one short: that point fails, its sweep is dropped.
+    let broken = |p: &PointSpec, seed: u64| {
+        let mut q = reseed(p, seed)?;
+        if seed == 3 && q.concurrency == 8 && q.scenario_name().contains("tp4") {
+            q.input_lens.pop();
+        }
+        Ok(q)
+    };
+    let table = sensitivity(&base_points(&checkout), &broken, &checkout.options(None), &toy_score).unwrap();
+    let failures = table.failures();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert!(failures[0].starts_with("numpy seed 3: n = 3 differs from the baseline's 6"), "{failures:?}");
+    assert!(table.render().lines().any(|l| l.starts_with("numpy seed 3") && l.contains("FAIL")));
+    assert_eq!(table.rows.iter().filter(|r| r.variant == Variant::NumpySeed(3)).count(), 1);
+}
