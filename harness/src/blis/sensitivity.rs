@@ -90,7 +90,7 @@ pub struct SensitivityTable {
 pub fn row_points(
     variant: Variant,
     base: &[PointSpec],
-    reseed: &dyn Fn(&PointSpec, u64) -> Result<PointSpec>,
+    reseed: ReseedFn,
 ) -> Result<Vec<PointSpec>> {
     base.iter()
         .map(|p| match variant {
@@ -100,13 +100,19 @@ pub fn row_points(
         .collect()
 }
 
+/// The injected scorer: one row's points and their outcomes to n and the two shapes.
+pub type ScoreFn<'a> = &'a dyn Fn(&[PointSpec], &[PointOutcome]) -> Result<RowScore>;
+
+/// The fixture loader for the seed rows: the point with the lengths of numpy seed k.
+pub type ReseedFn<'a> = &'a dyn Fn(&PointSpec, u64) -> Result<PointSpec>;
+
 /// Runs every row's points in one pool (shared points are run once thanks to the cache) and
 /// scores each row with `score`.
 pub fn sensitivity(
     base: &[PointSpec],
-    reseed: &dyn Fn(&PointSpec, u64) -> Result<PointSpec>,
+    reseed: ReseedFn,
     opts: &RunOptions,
-    score: &dyn Fn(&[PointSpec], &[PointOutcome]) -> Result<RowScore>,
+    score: ScoreFn,
 ) -> Result<SensitivityTable, TaskError> {
     let mut all = Vec::new();
     let mut spans = Vec::new();
