@@ -2,9 +2,11 @@
 //! pins) and the named values the figure manifest compares against published numbers.
 
 use crate::inputs::Refusal;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Value {
     /// A percentage or other real, compared with a tolerance.
     Number(f64),
@@ -15,7 +17,8 @@ pub enum Value {
     Text(String),
 }
 
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TaskOutput {
     /// Deterministic, machine-independent text: no absolute paths, no times.
     pub report: String,
@@ -32,6 +35,9 @@ impl TaskOutput {
     }
     pub fn check(&mut self, key: impl Into<String>, ok: bool) {
         self.values.insert(key.into(), Value::Check(ok));
+    }
+    pub fn text(&mut self, key: impl Into<String>, text: impl Into<String>) {
+        self.values.insert(key.into(), Value::Text(text.into()));
     }
 }
 

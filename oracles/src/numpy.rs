@@ -1,1 +1,232 @@
-//! Placeholder: filled in by its issue.
+//! numpy's legacy global generator: what `np.random.seed(s)` followed by
+//! `np.random.randint(low, high, size)` draws (REFERENCE.md section 1).
+//!
+//! The word stream is MT19937 seeded with the reference `init_genrand` routine, which is what
+//! `rand_mt::Mt::new(u32)` implements; the known-answer tests (`harness/tests/numpy_known_answers.rs`
+//! on `testdata/numpy/known_answers.json`, written by real numpy) prove that, they do not assume it.
+//! The bounded-integer rules follow numpy `random/_bounded_integers.pyx` (`_rand_int64`) and
+//! `random/src/distributions/distributions.c` (`random_bounded_uint64_fill`, masked branch: the
+//! legacy `RandomState` always passes `use_masked=True`, never Lemire).
+
+use rand_mt::Mt;
+use std::fmt;
+
+/// `np.random.RandomState` reduced to what `seed` + `randint` (int64 dtype) need.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RandomState {
+    mt: Mt,
+}
+
+/// numpy's `ValueError`s from `randint`, with numpy's own messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RandintError {
+    /// `low < -2^63`: "low is out of bounds for int64".
+    LowOutOfBounds { low: i128 },
+    /// `high - 1 > 2^63 - 1`: "high is out of bounds for int64".
+    HighOutOfBounds { high: i128 },
+    /// `low >= high`; numpy says "high <= 0" when low is 0 and "low >= high" otherwise.
+    EmptyRange { low: i128, high: i128 },
+}
+
+impl fmt::Display for RandintError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RandintError::LowOutOfBounds { .. } => f.write_str("low is out of bounds for int64"),
+            RandintError::HighOutOfBounds { .. } => f.write_str("high is out of bounds for int64"),
+            RandintError::EmptyRange { low: 0, .. } => f.write_str("high <= 0"),
+            RandintError::EmptyRange { .. } => f.write_str("low >= high"),
+        }
+    }
+}
+
+impl std::error::Error for RandintError {}
+
+impl RandomState {
+    /// `np.random.seed(seed)` for an int seed: MT19937 `init_genrand`, not `init_by_array`.
+    /// The first draw regenerates the state (position starts at 624).
+    pub fn seed(seed: u32) -> RandomState {
+        RandomState { mt: Mt::new(seed) }
+    }
+
+    /// One tempered MT19937 word (numpy `next_uint32`).
+    pub fn next_u32(&mut self) -> u32 {
+        self.mt.next_u32()
+    }
+
+    /// Two words, the first one high (numpy `mt19937_next64`).
+    pub fn next_u64(&mut self) -> u64 {
+        let high = u64::from(self.mt.next_u32());
+        let low = u64::from(self.mt.next_u32());
+        (high << 32) | low
+    }
+
+    /// `randint(low, high, size)` with the default int64 dtype, `high` exclusive.
+    ///
+    /// Bounds are `i128` because Python's are unbounded and numpy's int64 range ends at an
+    /// exclusive `high` of 2^63, which no `i64` holds.
+    pub fn randint(&mut self, low: i128, high: i128, size: usize) -> Result<Vec<i64>, RandintError> {
+        let mut out = Vec::with_capacity(size);
+        self.randint_into(low, high, size, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`RandomState::randint`] appending to `out` (no allocation per call).
+    pub fn randint_into(
+        &mut self,
+        low: i128,
+        high: i128,
+        size: usize,
+        out: &mut Vec<i64>,
+    ) -> Result<(), RandintError> {
+        // Rule 1: an empty size returns before any check and draws nothing.
+        if size == 0 {
+            return Ok(());
+        }
+        // Rule 2: the generator works on the closed interval [low, high - 1].
+        let closed_high = high - 1;
+        if low < i128::from(i64::MIN) {
+            return Err(RandintError::LowOutOfBounds { low });
+        }
+        if closed_high > i128::from(i64::MAX) {
+            return Err(RandintError::HighOutOfBounds { high });
+        }
+        if low > closed_high {
+            return Err(RandintError::EmptyRange { low, high });
+        }
+        // Both ends are now inside int64, so the span fits a u64 (at most 2^64 - 1).
+        let rng = (closed_high - low) as u64;
+        let off = low as i64 as u64;
+        out.reserve(size);
+        let push = |out: &mut Vec<i64>, value: u64| out.push(off.wrapping_add(value) as i64);
+        if rng == 0 {
+            // Rule 3: a single value; nothing is drawn.
+            out.extend(std::iter::repeat_n(low as i64, size));
+        } else if rng <= u64::from(u32::MAX) {
+            // Rule 4: masked rejection on 32-bit words (a full 32-bit span takes the word as is,
+            // which the mask 0xFFFFFFFF does anyway: no word is ever rejected).
+            let rng = rng as u32;
+            let mask = smallest_all_ones_at_least(u64::from(rng)) as u32;
+            for _ in 0..size {
+                let value = loop {
+                    let v = self.next_u32() & mask;
+                    if v <= rng {
+                        break v;
+                    }
+                };
+                push(out, u64::from(value));
+            }
+        } else if rng == u64::MAX {
+            // Rule 5, the full int64 span: the 64-bit draw as is.
+            for _ in 0..size {
+                let v = self.next_u64();
+                push(out, v);
+            }
+        } else {
+            // Rule 5: masked rejection on 64-bit draws.
+            let mask = smallest_all_ones_at_least(rng);
+            for _ in 0..size {
+                let value = loop {
+                    let v = self.next_u64() & mask;
+                    if v <= rng {
+                        break v;
+                    }
+                };
+                push(out, value);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// numpy `gen_mask`: the smallest 2^k - 1 that is >= `max`.
+fn smallest_all_ones_at_least(max: u64) -> u64 {
+    let mut mask = max;
+    mask |= mask >> 1;
+    mask |= mask >> 2;
+    mask |= mask >> 4;
+    mask |= mask >> 8;
+    mask |= mask >> 16;
+    mask |= mask >> 32;
+    mask
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The check values REFERENCE.md section 1 quotes from numpy.
+    #[test]
+    fn seed0_randint_819_1025_matches_numpy() {
+        let mut rs = RandomState::seed(0);
+        assert_eq!(rs.randint(819, 1025, 5).unwrap(), vec![991, 866, 936, 1011, 886]);
+        let mut rs = RandomState::seed(0);
+        assert_eq!(
+            rs.randint(819, 1025, 10).unwrap(),
+            vec![991, 866, 936, 1011, 886, 1014, 922, 828, 840, 855]
+        );
+    }
+
+    #[test]
+    fn size_zero_draws_nothing_and_skips_every_check() {
+        let mut rs = RandomState::seed(0);
+        assert_eq!(rs.randint(5, 5, 0).unwrap(), Vec::<i64>::new());
+        assert_eq!(rs.randint(i128::MIN, i128::MAX, 0).unwrap(), Vec::<i64>::new());
+        assert_eq!(rs, RandomState::seed(0));
+    }
+
+    #[test]
+    fn single_value_range_draws_nothing() {
+        let mut rs = RandomState::seed(7);
+        assert_eq!(rs.randint(-3, -2, 4).unwrap(), vec![-3; 4]);
+        assert_eq!(rs, RandomState::seed(7));
+    }
+
+    #[test]
+    fn empty_and_out_of_int64_ranges_are_numpys_errors() {
+        let mut rs = RandomState::seed(0);
+        assert_eq!(rs.randint(5, 5, 1).unwrap_err().to_string(), "low >= high");
+        assert_eq!(rs.randint(0, 0, 1).unwrap_err().to_string(), "high <= 0");
+        let below = i128::from(i64::MIN) - 1;
+        assert_eq!(rs.randint(below, 0, 1).unwrap_err().to_string(), "low is out of bounds for int64");
+        let above = i128::from(i64::MAX) + 2;
+        assert_eq!(rs.randint(0, above, 1).unwrap_err().to_string(), "high is out of bounds for int64");
+        // high = 2^63 is still legal: high - 1 is int64's maximum.
+        assert!(rs.randint(0, i128::from(i64::MAX) + 1, 1).is_ok());
+    }
+
+    #[test]
+    fn masked_rejection_discards_words_above_the_range() {
+        // range [0, 4]: mask 7; a word whose low 3 bits exceed 4 is thrown away, so the result
+        // is the first acceptable masked word, not a modulo or a multiply-shift.
+        let mut words = RandomState::seed(123);
+        let expected: Vec<i64> = std::iter::from_fn(|| Some(words.next_u32() & 7))
+            .filter(|v| *v <= 4)
+            .take(50)
+            .map(i64::from)
+            .collect();
+        let mut rs = RandomState::seed(123);
+        assert_eq!(rs.randint(0, 5, 50).unwrap(), expected);
+        let modulo: Vec<i64> = {
+            let mut w = RandomState::seed(123);
+            (0..50).map(|_| i64::from(w.next_u32() % 5)).collect()
+        };
+        assert_ne!(expected, modulo, "the wrong definition must be distinguishable");
+    }
+
+    #[test]
+    fn wide_ranges_use_64_bit_draws_high_word_first() {
+        let mut words = RandomState::seed(9);
+        let (a, b) = (u64::from(words.next_u32()), u64::from(words.next_u32()));
+        let mut rs = RandomState::seed(9);
+        let full = rs.randint(i128::from(i64::MIN), i128::from(i64::MAX) + 1, 1).unwrap();
+        assert_eq!(full[0], (i64::MIN as u64).wrapping_add((a << 32) | b) as i64);
+    }
+
+    #[test]
+    fn mask_is_the_smallest_all_ones_value_covering_the_range() {
+        assert_eq!(smallest_all_ones_at_least(1), 1);
+        assert_eq!(smallest_all_ones_at_least(205), 255);
+        assert_eq!(smallest_all_ones_at_least(256), 511);
+        assert_eq!(smallest_all_ones_at_least(u64::from(u32::MAX) + 1), (1u64 << 33) - 1);
+    }
+}

@@ -22,7 +22,6 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
-    #[allow(dead_code)] // used by the tasks as they land
     pub fn resolve(&self) -> harness::inputs::Inputs {
         harness::inputs::Inputs::from_process(&harness::inputs::Flags {
             measurements: self.measurements.clone(),

@@ -1,10 +1,111 @@
-//! Placeholder: filled in by its issue.
+//! `cargo xtask reproduce`: the release gate. Every figure of the manifest is reproduced,
+//! mismatched or refused; each task is computed twice in separate processes (this binary,
+//! re-invoked with the hidden `--render-task`) and the two renderings must be byte-identical.
 
-use anyhow::{bail, Result};
+use crate::inputs::InputArgs;
+use anyhow::{Context as _, Result};
+use harness::gate::{self, evaluate::InProcess, report, tasks::Context, Manifest, Renderer};
+use harness::task::exit;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::Command;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(flatten)]
+    inputs: InputArgs,
+    /// Evaluate only these figure ids (an id ending in `/` selects a group).
+    #[arg(long, num_args = 1.., value_name = "ID")]
+    only: Vec<String>,
+    /// Exit 2 when any figure was refused for a missing input.
+    #[arg(long)]
+    require_all: bool,
+    /// Write the stable JSON report here.
+    #[arg(long, value_name = "FILE")]
+    report_json: Option<PathBuf>,
+    /// Write the markdown report (fit for a CI step summary) here.
+    #[arg(long, value_name = "FILE")]
+    report_md: Option<PathBuf>,
+    /// The figure manifest [default: harness/figures.yaml].
+    #[arg(long, value_name = "FILE")]
+    manifest: Option<PathBuf>,
+    /// Internal: compute one task in this process and print its rendering as JSON.
+    #[arg(long, hide = true, value_name = "TASK")]
+    render_task: Option<String>,
+}
 
-pub fn run(_args: Args) -> Result<u8> {
-    bail!("not implemented yet")
+pub fn run(args: Args) -> Result<u8> {
+    let manifest_path = args.manifest.clone().unwrap_or_else(gate::manifest_path);
+    let cx = Context { inputs: args.inputs.resolve(), manifest: manifest_path.clone() };
+    if let Some(task) = &args.render_task {
+        print!("{}", InProcess(&cx).render(task)?);
+        return Ok(exit::OK);
+    }
+    let manifest = Manifest::load(&manifest_path)?;
+    let renderer = ChildProcess { args: &args, manifest: &manifest_path };
+    let on_terminal = std::io::stderr().is_terminal();
+    let mut progress = |done: usize, total: usize, task: &str| {
+        if on_terminal {
+            if task.is_empty() {
+                eprint!("\r\x1b[2K");
+            } else {
+                eprint!("\r\x1b[2K[{done}/{total}] {task}");
+            }
+        }
+    };
+    let options = gate::GateOptions { only: &args.only };
+    let results = gate::evaluate(&manifest, &cx, &renderer, &options, &mut progress);
+    if results.is_empty() {
+        anyhow::bail!("--only {} selects no figure of {}", args.only.join(" "), manifest_path.display());
+    }
+    print!("{}", report::text(&results));
+    if let Some(path) = &args.report_json {
+        harness::atomic::write(path, report::json(&results).as_bytes())?;
+    }
+    if let Some(path) = &args.report_md {
+        harness::atomic::write(path, report::markdown(&results).as_bytes())?;
+    }
+    let summary = report::Summary::of(&results);
+    Ok(if summary.mismatched > 0 {
+        exit::FAILED
+    } else if args.require_all && summary.refused > 0 {
+        exit::REFUSED
+    } else {
+        exit::OK
+    })
+}
+
+/// Renders a task in a fresh process of this same binary, so two renderings share no state.
+struct ChildProcess<'a> {
+    args: &'a Args,
+    manifest: &'a PathBuf,
+}
+
+impl Renderer for ChildProcess<'_> {
+    fn render(&self, task: &str) -> Result<String> {
+        let exe = std::env::current_exe().context("locating the xtask binary")?;
+        let mut cmd = Command::new(exe);
+        cmd.arg("reproduce").arg("--render-task").arg(task).arg("--manifest").arg(self.manifest);
+        let i = &self.args.inputs;
+        for (flag, value) in [
+            ("--measurements", &i.measurements),
+            ("--catalog", &i.catalog),
+            ("--registry", &i.registry),
+            ("--scenarios", &i.scenarios),
+            ("--blis", &i.blis),
+        ] {
+            if let Some(v) = value {
+                cmd.arg(flag).arg(v);
+            }
+        }
+        let out = cmd.output().with_context(|| format!("starting a process to render `{task}`"))?;
+        if !out.status.success() {
+            anyhow::bail!(
+                "rendering `{task}` exited with {}: {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        String::from_utf8(out.stdout).with_context(|| format!("rendering of `{task}` is not UTF-8"))
+    }
 }

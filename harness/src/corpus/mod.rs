@@ -2,5 +2,6 @@
 //! Each reader is strict: a bad value is an error naming the file and the path inside it.
 
 pub mod aisimulate;
+pub mod e2e;
 pub mod inferencex;
 pub mod scenario;

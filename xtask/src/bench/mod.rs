@@ -2,6 +2,7 @@
 //! a timed test.
 
 mod blis;
+mod fixtures;
 
 use anyhow::{bail, Result};
 
@@ -20,7 +21,8 @@ pub enum Command {
 pub fn run(cmd: Command) -> Result<u8> {
     match cmd {
         Command::Blis => blis::run(),
-        Command::Fixtures | Command::Hashing | Command::Score => {
+        Command::Fixtures => fixtures::run(),
+        Command::Hashing | Command::Score => {
             bail!("not implemented yet")
         }
     }

@@ -1,0 +1,313 @@
+//! Evaluating the manifest: inputs are checked first (the lock), each needed task is rendered
+//! twice by the `Renderer` (in separate processes, for the CLI) and must come out byte-identical,
+//! then every figure is compared with its published value.
+
+use super::manifest::{input_kind, Expect, Figure, Manifest};
+use super::tasks::{self, Context};
+use crate::inputs::{InputKind, Inputs, Refusal};
+use crate::task::{TaskError, TaskOutput, Value};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A task's outcome as it crosses a process boundary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rendered {
+    Output(TaskOutput),
+    Refused(String),
+    Failed(String),
+}
+
+impl Rendered {
+    pub fn of(result: crate::task::TaskResult) -> Rendered {
+        match result {
+            Ok(out) => Rendered::Output(out),
+            Err(TaskError::Refused(r)) => Rendered::Refused(r.to_string()),
+            Err(TaskError::Failed(e)) => Rendered::Failed(format!("{e:#}")),
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a rendered task always serialises")
+    }
+}
+
+/// Computes one task and returns its rendering as JSON text.
+pub trait Renderer {
+    fn render(&self, task: &str) -> anyhow::Result<String>;
+}
+
+/// Renders in this process: for tests, and for the child side of the CLI.
+pub struct InProcess<'a>(pub &'a Context);
+
+impl Renderer for InProcess<'_> {
+    fn render(&self, task: &str) -> anyhow::Result<String> {
+        let def = tasks::find(task).ok_or_else(|| anyhow::anyhow!("unknown task `{task}`"))?;
+        Ok(Rendered::of((def.run)(self.0)).to_json())
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Ok,
+    Mismatch,
+    Refused,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FigureResult {
+    pub detail: String,
+    pub document: String,
+    pub id: String,
+    pub ours: Option<String>,
+    pub published: String,
+    pub section: String,
+    pub status: Status,
+    pub what: String,
+}
+
+pub struct GateOptions<'a> {
+    /// Figure ids (or id prefixes ending in `/`) to evaluate; empty means all.
+    pub only: &'a [String],
+}
+
+/// The lock task, whose verdict taints every figure that reads a locked input.
+pub const LOCK_TASK: &str = "lock-verify";
+
+pub fn evaluate(
+    manifest: &Manifest,
+    cx: &Context,
+    renderer: &dyn Renderer,
+    options: &GateOptions,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Vec<FigureResult> {
+    let selected: Vec<&Figure> = manifest
+        .figures
+        .iter()
+        .filter(|f| options.only.is_empty() || options.only.iter().any(|o| selects(o, &f.id)))
+        .collect();
+
+    // Which tasks must run: those of selected figures whose inputs are all there, plus the
+    // lock whenever anything reads a locked input.
+    let mut wanted: Vec<&str> = Vec::new();
+    for f in &selected {
+        if let Some(task) = f.task.as_deref() {
+            if missing_input(manifest, f, &cx.inputs).is_none() && !wanted.contains(&task) {
+                wanted.push(task);
+            }
+        }
+    }
+    let reads_locked = wanted.iter().any(|t| tasks::find(t).is_some_and(|d| !d.needs.is_empty()));
+    if reads_locked && !wanted.contains(&LOCK_TASK) && trees_present(&cx.inputs) {
+        wanted.insert(0, LOCK_TASK);
+    }
+
+    let mut outcomes: BTreeMap<&str, Result<Rendered, String>> = BTreeMap::new();
+    for (i, task) in wanted.iter().enumerate() {
+        progress(i, wanted.len(), task);
+        outcomes.insert(task, render_twice(renderer, task));
+    }
+    progress(wanted.len(), wanted.len(), "");
+
+    let taint = Taint::from_lock(outcomes.get(LOCK_TASK));
+    selected
+        .into_iter()
+        .map(|f| judge(manifest, f, cx, &outcomes, &taint))
+        .collect()
+}
+
+fn selects(only: &str, id: &str) -> bool {
+    id == only || (only.ends_with('/') && id.starts_with(only))
+}
+
+fn trees_present(inputs: &Inputs) -> bool {
+    [InputKind::Catalog, InputKind::Registry, InputKind::Scenarios]
+        .iter()
+        .all(|k| inputs.get(*k).is_some_and(|i| i.path.is_dir()))
+}
+
+/// Renders a task twice; the two renderings must be byte-identical.
+fn render_twice(renderer: &dyn Renderer, task: &str) -> Result<Rendered, String> {
+    let first = renderer.render(task).map_err(|e| format!("{e:#}"))?;
+    let second = renderer.render(task).map_err(|e| format!("{e:#}"))?;
+    if first != second {
+        return Err(format!("not deterministic: two renderings differ; {}", first_difference(&first, &second)));
+    }
+    serde_json::from_str(&first).map_err(|e| format!("unreadable rendering of `{task}`: {e}"))
+}
+
+/// Where two renderings part, line by line, including inside the report text.
+pub fn first_difference(a: &str, b: &str) -> String {
+    let expand = |s: &str| -> Vec<String> {
+        match serde_json::from_str::<Rendered>(s) {
+            Ok(Rendered::Output(out)) => {
+                let mut lines: Vec<String> = out.report.lines().map(str::to_string).collect();
+                lines.extend(out.values.iter().map(|(k, v)| format!("value {k} = {v:?}")));
+                lines
+            }
+            _ => s.lines().map(str::to_string).collect(),
+        }
+    };
+    let (a, b) = (expand(a), expand(b));
+    for i in 0..a.len().max(b.len()) {
+        let (x, y) = (a.get(i), b.get(i));
+        if x != y {
+            let show = |l: Option<&String>| l.map_or("<end>".to_string(), |s| format!("{s:?}"));
+            return format!("first differing line {}: {} vs {}", i + 1, show(x), show(y));
+        }
+    }
+    "renderings differ only in bytes outside the lines".to_string()
+}
+
+/// What the lock verification says about the inputs every other figure reads.
+#[derive(Default)]
+struct Taint {
+    trees: Option<String>,
+    measurements: Option<String>,
+}
+
+impl Taint {
+    fn from_lock(lock: Option<&Result<Rendered, String>>) -> Taint {
+        let mut taint = Taint::default();
+        match lock {
+            None => {}
+            Some(Err(e)) => taint.trees = Some(format!("the lock could not be verified: {e}")),
+            Some(Ok(Rendered::Failed(e))) => taint.trees = Some(format!("the lock could not be verified: {e}")),
+            Some(Ok(Rendered::Refused(_))) => {}
+            Some(Ok(Rendered::Output(out))) => {
+                if out.values.get("trees.verified") == Some(&Value::Check(false)) {
+                    taint.trees = Some("the vendored trees do not match lockfiles/upstream.lock (see figure inputs/lock-verify)".into());
+                }
+                if out.values.get("measurements.pinned") == Some(&Value::Check(false)) {
+                    let files = match out.values.get("measurements.differing") {
+                        Some(Value::Text(t)) => t.clone(),
+                        _ => "see figure inputs/lock-verify".into(),
+                    };
+                    taint.measurements = Some(format!(
+                        "the corpora differ from the pinned ones ({files}): a different corpus, not a regression"
+                    ));
+                }
+            }
+        }
+        taint
+    }
+}
+
+/// The first input a figure needs that nobody supplied, as the refusal text.
+fn missing_input(manifest: &Manifest, f: &Figure, inputs: &Inputs) -> Option<String> {
+    let task_needs = f.task.as_deref().and_then(tasks::find).map_or(&[][..], |d| d.needs);
+    let mut needs: Vec<&str> = task_needs.iter().map(|k| super::manifest::input_name(*k)).collect();
+    needs.extend(f.needs.iter().map(String::as_str));
+    for need in needs {
+        if let Some(kind) = input_kind(need) {
+            let present = inputs.get(kind).is_some_and(|i| match kind {
+                InputKind::Blis => i.path.is_file(),
+                _ => i.path.is_dir(),
+            });
+            if !present {
+                let detail = match inputs.get(kind) {
+                    Some(i) => format!("{} not found", i.source_label()),
+                    None => "not supplied".to_string(),
+                };
+                return Some(Refusal::new(kind, "this figure", detail).to_string());
+            }
+        } else if let Some(ext) = manifest.external_inputs.get(need) {
+            return Some(format!("this figure needs {}: {}", ext.what, ext.supplied_by));
+        }
+    }
+    None
+}
+
+fn judge(
+    manifest: &Manifest,
+    f: &Figure,
+    cx: &Context,
+    outcomes: &BTreeMap<&str, Result<Rendered, String>>,
+    taint: &Taint,
+) -> FigureResult {
+    let mut result = FigureResult {
+        detail: String::new(),
+        document: f.document.clone(),
+        id: f.id.clone(),
+        ours: None,
+        published: f.expect.spelling(),
+        section: f.section.clone(),
+        status: Status::Refused,
+        what: f.what.clone(),
+    };
+    if let Some(refusal) = missing_input(manifest, f, &cx.inputs) {
+        result.detail = refusal;
+        return result;
+    }
+    let (Some(task), Some(key)) = (f.task.as_deref(), f.key.as_deref()) else {
+        result.detail = "no task computes this figure".into();
+        return result;
+    };
+    let needs = tasks::find(task).map_or(&[][..], |d| d.needs);
+    let reads_trees = needs.iter().any(|k| matches!(k, InputKind::Catalog | InputKind::Registry | InputKind::Scenarios));
+    let reads_corpora = needs.contains(&InputKind::Measurements);
+    result.status = Status::Mismatch;
+    if task != LOCK_TASK && reads_trees {
+        if let Some(t) = &taint.trees {
+            result.detail = format!("not reproducible: {t}");
+            return result;
+        }
+    }
+    let output = match outcomes.get(task) {
+        Some(Ok(Rendered::Output(out))) => out,
+        Some(Ok(Rendered::Refused(r))) => {
+            result.status = Status::Refused;
+            result.detail = r.clone();
+            return result;
+        }
+        Some(Ok(Rendered::Failed(e))) | Some(Err(e)) => {
+            result.detail = format!("task `{task}` failed: {e}");
+            return result;
+        }
+        None => {
+            result.detail = format!("task `{task}` did not run");
+            return result;
+        }
+    };
+    let Some(value) = output.values.get(key) else {
+        result.detail = format!("task `{task}` produced no value `{key}`");
+        return result;
+    };
+    let (ours, matches, tolerance_note) = compare(manifest, f, value);
+    result.ours = Some(ours);
+    result.status = if matches { Status::Ok } else { Status::Mismatch };
+    let mut notes: Vec<String> = tolerance_note.into_iter().collect();
+    if reads_corpora {
+        if let Some(t) = &taint.measurements {
+            notes.push(t.clone());
+        }
+    }
+    if let Some(note) = &f.note {
+        if !matches {
+            notes.push(note.clone());
+        }
+    }
+    result.detail = notes.join("; ");
+    result
+}
+
+/// (our value as text, whether it matches, the tolerance applied).
+fn compare(manifest: &Manifest, f: &Figure, value: &Value) -> (String, bool, Option<String>) {
+    match (&f.expect, value) {
+        (Expect::Number(published), Value::Number(ours)) => {
+            let decimals = published.split_once('.').map_or(0, |(_, d)| d.len());
+            let tolerance = manifest.tolerance_of(f).unwrap_or(0.0);
+            let wanted: f64 = published.parse().unwrap_or(f64::NAN);
+            let ok = (ours - wanted).abs() <= tolerance + 1e-12;
+            (format!("{ours:.decimals$}"), ok, Some(format!("tolerance ±{tolerance}")))
+        }
+        (Expect::Count(published), Value::Count(ours)) => (ours.to_string(), ours == published, None),
+        (Expect::Check(published), Value::Check(ours)) => (ours.to_string(), ours == published, None),
+        (Expect::Text(published), Value::Text(ours)) => {
+            let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+            (ours.clone(), norm(ours) == norm(published), None)
+        }
+        (_, other) => (format!("{other:?}"), false, Some("the task's value is not of the kind the manifest expects".into())),
+    }
+}

@@ -1,0 +1,256 @@
+//! The figure manifest (`harness/figures.yaml`): every figure of PUBLISHED-FIGURES.md with where
+//! it is published, the task computing it, the value and tolerance we must meet and why, and the
+//! snapshot pinning our output. Figures we cannot compute stay, with the input they lack.
+
+use super::tasks;
+use crate::task::{TaskOutput, TaskResult};
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::Path;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Named tolerances, each with its justification, referenced by figures.
+    pub tolerances: BTreeMap<String, Tolerance>,
+    /// Inputs no flag of ours supplies (NVIDIA's tables, an earlier corpus release, ...).
+    pub external_inputs: BTreeMap<String, ExternalInput>,
+    pub figures: Vec<Figure>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tolerance {
+    /// Absolute tolerance; absent means "half a unit in the last published digit".
+    pub abs: Option<f64>,
+    pub why: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExternalInput {
+    pub what: String,
+    pub supplied_by: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Figure {
+    pub id: String,
+    pub what: String,
+    /// e.g. `PUBLISHED-FIGURES.md`.
+    pub document: String,
+    /// The section number in that document, e.g. `3`.
+    pub section: String,
+    /// A task of `gate::tasks`, or absent when only external inputs could compute it.
+    pub task: Option<String>,
+    /// The key of the task output holding our value.
+    pub key: Option<String>,
+    /// Inputs this figure needs beyond its task's (e.g. `blis` for the BLIS column), by
+    /// `InputKind` name or `external_inputs` name.
+    #[serde(default)]
+    pub needs: Vec<String>,
+    #[serde(deserialize_with = "one_expectation")]
+    pub expect: Expect,
+    pub tolerance: Option<String>,
+    /// The text as it stands in the document, when it differs from the value's own spelling.
+    pub published_text: Option<String>,
+    pub snapshot: Option<String>,
+    pub note: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expect {
+    /// A real, written as published (a string, so `25.30` keeps its digits).
+    Number(String),
+    Count(u64),
+    Check(bool),
+    Text(String),
+}
+
+/// `expect: {number: "10.05"}` and friends: a map with exactly one of the four kinds.
+fn one_expectation<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Expect, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Raw {
+        number: Option<String>,
+        count: Option<u64>,
+        check: Option<bool>,
+        text: Option<String>,
+    }
+    let raw = Raw::deserialize(d)?;
+    match (raw.number, raw.count, raw.check, raw.text) {
+        (Some(n), None, None, None) => Ok(Expect::Number(n)),
+        (None, Some(c), None, None) => Ok(Expect::Count(c)),
+        (None, None, Some(b), None) => Ok(Expect::Check(b)),
+        (None, None, None, Some(t)) => Ok(Expect::Text(t)),
+        _ => Err(serde::de::Error::custom("expect takes exactly one of number, count, check, text")),
+    }
+}
+
+impl Expect {
+    /// The value spelt as the document spells it (before any `published_text` override).
+    pub fn spelling(&self) -> String {
+        match self {
+            Expect::Number(s) | Expect::Text(s) => s.clone(),
+            Expect::Count(n) => n.to_string(),
+            Expect::Check(b) => b.to_string(),
+        }
+    }
+}
+
+impl Figure {
+    pub fn published_text(&self) -> String {
+        self.published_text.clone().unwrap_or_else(|| self.expect.spelling())
+    }
+}
+
+impl Manifest {
+    pub fn load(path: &Path) -> Result<Manifest> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading the figure manifest {}", path.display()))?;
+        let manifest: Manifest = serde_yaml::from_str(&text)
+            .with_context(|| format!("{}: not a valid figure manifest", path.display()))?;
+        let problems = manifest.problems();
+        if !problems.is_empty() {
+            bail!("{}: {} problem(s):\n  {}", path.display(), problems.len(), problems.join("\n  "));
+        }
+        Ok(manifest)
+    }
+
+    /// The absolute tolerance a number figure is held to.
+    pub fn tolerance_of(&self, figure: &Figure) -> Option<f64> {
+        let Expect::Number(published) = &figure.expect else { return None };
+        let tolerance = self.tolerances.get(figure.tolerance.as_deref()?)?;
+        Some(tolerance.abs.unwrap_or_else(|| half_last_digit(published)))
+    }
+
+    /// Every inconsistency at once, so one run shows them all.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let mut ids = BTreeSet::new();
+        let mut used_tolerances = BTreeSet::new();
+        let valid_needs: BTreeSet<String> = crate::inputs::InputKind::ALL
+            .iter()
+            .map(|k| input_name(*k).to_string())
+            .chain(self.external_inputs.keys().cloned())
+            .collect();
+        for f in &self.figures {
+            let at = format!("figure `{}`", f.id);
+            if !ids.insert(f.id.as_str()) {
+                problems.push(format!("{at}: duplicate id"));
+            }
+            if f.id.is_empty() || !f.id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "/-_.".contains(c)) {
+                problems.push(format!("{at}: id must be lowercase ascii, digits and / - _ ."));
+            }
+            match (&f.task, &f.key) {
+                (Some(task), Some(_)) if tasks::find(task).is_none() => {
+                    problems.push(format!("{at}: unknown task `{task}`"))
+                }
+                (Some(_), None) => problems.push(format!("{at}: a task needs a `key`")),
+                (None, Some(_)) => problems.push(format!("{at}: a `key` without a task")),
+                (None, None) if !f.needs.iter().any(|n| self.external_inputs.contains_key(n)) => {
+                    problems.push(format!("{at}: no task and no external input that would compute it"))
+                }
+                _ => {}
+            }
+            if f.task.is_some() && f.snapshot.is_none() {
+                problems.push(format!("{at}: a computed figure needs the snapshot that pins it"));
+            }
+            if let Some(snap) = &f.snapshot {
+                if !is_snapshot_name(snap) {
+                    problems.push(format!("{at}: snapshot `{snap}` is not of the form `group__what_it_pins`"));
+                }
+            }
+            for need in &f.needs {
+                if !valid_needs.contains(need) {
+                    problems.push(format!("{at}: unknown input `{need}`"));
+                }
+            }
+            match (&f.expect, &f.tolerance) {
+                (Expect::Number(s), Some(t)) => {
+                    if s.parse::<f64>().map_or(true, |v| !v.is_finite()) {
+                        problems.push(format!("{at}: `{s}` is not a number"));
+                    }
+                    if self.tolerances.contains_key(t) {
+                        used_tolerances.insert(t.as_str());
+                    } else {
+                        problems.push(format!("{at}: unknown tolerance `{t}`"));
+                    }
+                }
+                (Expect::Number(_), None) => problems.push(format!("{at}: a number needs a tolerance")),
+                (_, Some(_)) => problems.push(format!("{at}: only numbers take a tolerance")),
+                _ => {}
+            }
+            if f.document.is_empty() || f.section.is_empty() || f.what.is_empty() {
+                problems.push(format!("{at}: document, section and what are required"));
+            }
+        }
+        for name in self.tolerances.keys() {
+            if !used_tolerances.contains(name.as_str()) {
+                problems.push(format!("tolerance `{name}` is used by no figure"));
+            }
+        }
+        for name in self.external_inputs.keys() {
+            if !self.figures.iter().any(|f| f.needs.contains(name)) {
+                problems.push(format!("external input `{name}` is needed by no figure"));
+            }
+        }
+        problems
+    }
+}
+
+/// The name an `InputKind` has in the manifest's `needs` lists.
+pub fn input_name(kind: crate::inputs::InputKind) -> &'static str {
+    use crate::inputs::InputKind::*;
+    match kind {
+        Measurements => "measurements",
+        Catalog => "catalog",
+        Registry => "registry",
+        Scenarios => "scenarios",
+        Blis => "blis",
+    }
+}
+
+pub fn input_kind(name: &str) -> Option<crate::inputs::InputKind> {
+    crate::inputs::InputKind::ALL.into_iter().find(|k| input_name(*k) == name)
+}
+
+/// `10.05` -> 0.005, `8.2` -> 0.05, `432` -> 0.5.
+pub fn half_last_digit(published: &str) -> f64 {
+    let decimals = published.split_once('.').map_or(0, |(_, frac)| frac.len());
+    0.5 * 10f64.powi(-(decimals as i32))
+}
+
+fn is_snapshot_name(name: &str) -> bool {
+    let ok_part = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    matches!(name.split_once("__"), Some((group, what)) if ok_part(group) && ok_part(what))
+}
+
+/// The manifest's own consistency, as a figure: computed from the committed manifest.
+pub fn task_consistency(cx: &super::tasks::Context) -> TaskResult {
+    let manifest = Manifest::load(&cx.manifest).map_err(crate::task::TaskError::Failed)?;
+    let mut out = TaskOutput::default();
+    let mut by_section: BTreeMap<(String, String), (usize, usize)> = BTreeMap::new();
+    for f in &manifest.figures {
+        let entry = by_section.entry((f.document.clone(), f.section.clone())).or_default();
+        entry.0 += 1;
+        if f.task.is_some() {
+            entry.1 += 1;
+        }
+    }
+    let _ = writeln!(out.report, "figure manifest: {} figures, {} tolerances, {} external inputs",
+        manifest.figures.len(), manifest.tolerances.len(), manifest.external_inputs.len());
+    for ((doc, section), (all, computed)) in &by_section {
+        let _ = writeln!(out.report, "  {doc} section {section}: {all} figures, {computed} computed by a task here");
+    }
+    for (name, t) in &manifest.tolerances {
+        let abs = t.abs.map_or("half a unit in the last published digit".to_string(), |a| format!("{a}"));
+        let _ = writeln!(out.report, "  tolerance {name}: {abs} ({})", t.why);
+    }
+    out.count("figures", manifest.figures.len() as u64);
+    out.check("consistent", true);
+    Ok(out)
+}

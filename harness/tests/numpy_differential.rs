@@ -1,0 +1,206 @@
+//! Rust against the real numpy, live (`python3` with numpy, installed by `.ci/run` from
+//! testdata/numpy/requirements.txt): many random seeds, ranges (some beyond 2^32, the full int64
+//! span, empty and out-of-bounds ones) and sizes (some 0, some long enough to regenerate the MT
+//! state), replayed call after call on one generator; plus the committed fixtures re-drawn by
+//! numpy and the committed known-answer file regenerated. Without numpy the trials are reported
+//! ignored with the reason, except under CI=true, where they fail.
+
+use harness::fixtures::{self, file, known_answers, points};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use oracles::numpy::RandomState;
+use std::io::Write;
+
+use std::process::{Command, Stdio};
+
+/// Fixed so a failure reproduces; the cases it draws are printed on failure.
+const CASE_SEED: u32 = 20_261_129;
+const SEQUENCES: usize = 400;
+
+fn main() {
+    let args = Arguments::from_args();
+    let trials = vec![
+        Trial::ignorable_test("numpy/differential/randint", || with_numpy(randint_agrees)),
+        Trial::ignorable_test("numpy/differential/fixtures", || with_numpy(fixtures_agree)),
+        Trial::ignorable_test("numpy/differential/known-answer-file", || with_numpy(known_answers_regenerate)),
+    ];
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn with_numpy(test: fn() -> Result<(), Failed>) -> Result<Completion, Failed> {
+    if let Err(why) = numpy_available() {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            return Err(format!("CI=true but {why}; install it with \
+                `python3 -m pip install -r testdata/numpy/requirements.txt`").into());
+        }
+        return Ok(Completion::ignored_with(format!("needs python3 with numpy: {why}")));
+    }
+    test().map(|()| Completion::Completed)
+}
+
+fn numpy_available() -> Result<(), String> {
+    let out = Command::new("python3")
+        .args(["-c", "import numpy"])
+        .output()
+        .map_err(|e| format!("python3 cannot be started ({e})"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err("numpy cannot be imported".to_string())
+    }
+}
+
+fn numpy_dir() -> std::path::PathBuf {
+    harness::paths::testdata().join("numpy")
+}
+
+/// Runs a script of testdata/numpy with `stdin`, returning stdout.
+fn python(script: &str, args: &[&str], stdin: &[u8]) -> Result<String, Failed> {
+    let mut child = Command::new("python3")
+        .arg(numpy_dir().join(script))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("python3 {script}: {e}"))?;
+    child.stdin.take().unwrap().write_all(stdin).map_err(|e| e.to_string())?;
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!("python3 {script} failed: {}", String::from_utf8_lossy(&out.stderr)).into());
+    }
+    String::from_utf8(out.stdout).map_err(|e| e.to_string().into())
+}
+
+fn randint_agrees() -> Result<(), Failed> {
+    let cases = random_sequences(CASE_SEED, SEQUENCES);
+    let stdin = serde_json::to_vec(&cases).unwrap();
+    // Typed, not through serde_json::Value: bounds beyond int64 must stay integers.
+    #[derive(serde::Deserialize)]
+    struct Answered {
+        numpy_version: String,
+        sequences: Vec<known_answers::Sequence>,
+    }
+    let Answered { numpy_version, sequences } =
+        serde_json::from_str(&python("differential.py", &[], &stdin)?)
+            .map_err(|e| format!("differential.py output: {e}"))?;
+    if sequences.len() != cases.len() {
+        return Err(format!("numpy answered {} of {} sequences", sequences.len(), cases.len()).into());
+    }
+    let calls: usize = sequences.iter().map(|s| s.calls.len()).sum();
+    let wide = sequences.iter().flat_map(|s| &s.calls).filter(|c| c.high - c.low > 1 << 32).count();
+    let mismatches: Vec<String> = sequences.iter().flat_map(known_answers::replay).collect();
+    if !mismatches.is_empty() {
+        return Err(format!(
+            "{} of {calls} calls differ from numpy {} (case seed {CASE_SEED}):\n{}",
+            mismatches.len(),
+            numpy_version,
+            mismatches.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+        )
+        .into());
+    }
+    // The cases must have exercised what they claim to.
+    let all = || sequences.iter().flat_map(|s| &s.calls);
+    let errors = all().filter(|c| c.error.is_some()).count();
+    let empty = all().filter(|c| c.size == 0).count();
+    if wide == 0 || errors == 0 || empty == 0 || calls < SEQUENCES {
+        return Err(format!(
+            "weak cases: {calls} calls, {wide} wider than 2^32, {errors} errors, {empty} of size 0"
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// Draws random randint sequences: each 1-4 calls, mixing the range classes numpy treats apart.
+fn random_sequences(case_seed: u32, count: usize) -> Vec<known_answers::Sequence> {
+    let mut rng = RandomState::seed(case_seed);
+    let mut pick = |n: u64| -> u64 { rng.next_u64() % n.max(1) };
+    let (i64_min, i64_end) = (i128::from(i64::MIN), i128::from(i64::MAX) + 1);
+    let mut sequences = Vec::with_capacity(count);
+    for _ in 0..count {
+        let seed = (pick(u64::from(u32::MAX) + 1)) as u32;
+        let mut calls = Vec::new();
+        for _ in 0..1 + pick(4) {
+            let (low, high): (i128, i128) = match pick(9) {
+                0 => {
+                    let low = pick(2001) as i128 - 1000;
+                    (low, low + pick(300) as i128) // span 0 is an empty range
+                }
+                1 => {
+                    let len = [1024u32, 8192, 1 + pick(20000) as u32][pick(3) as usize];
+                    ((f64::from(len) * 0.8).trunc() as i128, i128::from(len) + 1)
+                }
+                2 => {
+                    let low = pick(1 << 40) as i128 - (1 << 39);
+                    (low, low + (1i128 << 32) - 2 + pick(6) as i128) // spans around 2^32
+                }
+                3 => {
+                    let span = (1i128 << 32) + pick(1 << 62) as i128 * (1 + pick(2) as i128);
+                    let low = i64_min + pick(u64::MAX) as i128 % (i64_end - i64_min - span);
+                    (low, low + span)
+                }
+                4 => (i64_min, i64_end),
+                5 => (i64_min + pick(3) as i128, i64_end - pick(3) as i128),
+                6 => (pick(10) as i128, pick(10) as i128), // often empty or reversed
+                7 => [(i64_min - 1, 0), (0, i64_end + 1), (0, 0)][pick(3) as usize],
+                _ => {
+                    let low = pick(1 << 20) as i128;
+                    let bits = 1 + pick(31);
+                    (low, low + 1 + pick(1 << bits) as i128)
+                }
+            };
+            let size = match pick(10) {
+                0 | 1 => 0,
+                2 => 600 + pick(200) as usize, // crosses a state regeneration
+                _ => 1 + pick(40) as usize,
+            };
+            calls.push(known_answers::Call { low, high, size, values: None, error: None });
+        }
+        sequences.push(known_answers::Sequence { seed, calls });
+    }
+    sequences
+}
+
+/// numpy's own draw of every committed fixture equals the file, element by element.
+fn fixtures_agree() -> Result<(), Failed> {
+    let dir = fixtures::default_dir();
+    let points_path = dir.join(points::FILE_NAME);
+    let out = python("workloads.py", &["emit", &points_path.to_string_lossy()], b"")?;
+    let drawn: serde_json::Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
+    let mut problems = Vec::new();
+    let mut compared = 0;
+    for seed in fixtures::SEEDS {
+        let committed = file::load(&dir.join(file::file_name(seed))).map_err(|e| e.to_string())?;
+        let numpy = drawn["seeds"]
+            .as_array()
+            .and_then(|s| s.iter().find(|s| s["seed"] == seed))
+            .ok_or_else(|| format!("workloads.py gave no seed {seed}"))?;
+        let numpy_points = numpy["points"].as_array().ok_or("workloads.py: no points")?;
+        if numpy_points.len() != committed.points.len() {
+            problems.push(format!("seed {seed}: numpy drew {} points, the file has {}",
+                numpy_points.len(), committed.points.len()));
+            continue;
+        }
+        for (np_point, fp) in numpy_points.iter().zip(&committed.points) {
+            for key in ["input_lens", "output_lens"] {
+                let numpy_lens: Vec<i64> = serde_json::from_value(np_point[key].clone()).map_err(|e| e.to_string())?;
+                let ours = if key == "input_lens" { &fp.input_lens } else { &fp.output_lens };
+                compared += ours.len();
+                if let Some(i) = (0..numpy_lens.len().max(ours.len())).find(|&i| numpy_lens.get(i) != ours.get(i)) {
+                    problems.push(format!("seed {seed}, point {}, {key}[{i}]: file {:?}, numpy {:?}",
+                        fp.point, ours.get(i), numpy_lens.get(i)));
+                }
+            }
+        }
+    }
+    if compared == 0 {
+        problems.push("nothing compared".into());
+    }
+    if problems.is_empty() { Ok(()) } else { Err(problems.join("\n").into()) }
+}
+
+/// The committed known-answer file is exactly what the installed numpy writes.
+fn known_answers_regenerate() -> Result<(), Failed> {
+    python("known_answers.py", &["--check"], b"").map(|_| ())
+}
+
