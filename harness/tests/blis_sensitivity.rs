@@ -102,3 +102,33 @@ fn a_row_that_loses_a_sweep_fails_on_n() {
     assert!(table.render().lines().any(|l| l.starts_with("numpy seed 3") && l.contains("FAIL")));
     assert_eq!(table.rows.iter().filter(|r| r.variant == Variant::NumpySeed(3)).count(), 1);
 }
+
+#[test]
+fn points_take_their_lengths_from_the_committed_fixtures() {
+    let fixtures = harness::blis::FixtureSet::committed().unwrap();
+    let engine = blis_support::engine();
+    let p = fixtures.point("s.yaml".into(), engine, 1024, 1024, 1, 0).unwrap();
+    // REFERENCE.md section 1: seed 0, the first draws on [819, 1024].
+    assert_eq!(p.input_lens[..5], [991, 866, 936, 1011, 886]);
+    assert_eq!(p.input_lens.len(), 10);
+    let q = fixtures.reseed(&p, 3).unwrap();
+    assert_eq!((q.seed, q.engine, q.concurrency), (3, engine, 1));
+    assert_ne!(q.input_lens, p.input_lens);
+    let err = fixtures.point("s.yaml".into(), engine, 1024, 1024, 3, 0).unwrap_err().to_string();
+    assert!(err.contains("no point 1024:1024 at concurrency 3"), "{err}");
+}
+
+#[test]
+fn the_table_runs_on_fixture_points_with_the_fixture_reseed() {
+    let checkout = Checkout::new();
+    let fixtures = harness::blis::FixtureSet::committed().unwrap();
+    let engine = EngineSettings { max_num_seqs: 2, max_num_batched_tokens: 2048, block_size: 16, enable_prefix_caching: true };
+    let base: Vec<PointSpec> = [1, 2, 4]
+        .iter()
+        .map(|&c| fixtures.point(checkout.scenario("synthetic-h100-vllm-tp2"), engine, 1024, 1024, c, 0).unwrap())
+        .collect();
+    let reseed = |p: &PointSpec, s: u64| fixtures.reseed(p, s);
+    let table = sensitivity(&base, &reseed, &checkout.options(None), &toy_score).unwrap();
+    assert!(table.failures().is_empty(), "{}", table.render());
+    assert_eq!(table.rows.len(), 10);
+}

@@ -14,10 +14,7 @@ const CONCURRENCY: u32 = 4;
 
 /// The point the figure runs: the first vLLM scenario by file name, its own engine settings
 /// (prefix caching on when the file does not say: vLLM's default, REFERENCE.md section 6),
-/// 1024:1024 at concurrency 4.
-///
-/// Lengths: the label's upper bounds for every request. The figure checks that two runs agree,
-/// which any fixed workload exercises; it does not need the numpy vectors.
+/// 1024:1024 at concurrency 4, with the committed numpy seed-0 vectors of that point.
 pub fn determinism_point(scenarios: &Path) -> Result<PointSpec> {
     let mut files: Vec<_> = std::fs::read_dir(scenarios)
         .with_context(|| format!("listing {}", scenarios.display()))?
@@ -40,17 +37,8 @@ pub fn determinism_point(scenarios: &Path) -> Result<PointSpec> {
         block_size: stated.block_size.ok_or_else(|| missing("block_size"))?,
         enable_prefix_caching: stated.enable_prefix_caching.unwrap_or(true),
     };
-    let n = 10 * CONCURRENCY as usize;
-    Ok(PointSpec {
-        scenario_file: file.clone(),
-        engine,
-        isl: ISL,
-        osl: OSL,
-        concurrency: CONCURRENCY,
-        seed: 0,
-        input_lens: vec![ISL; n],
-        output_lens: vec![OSL; n],
-    })
+    let fixtures = super::FixtureSet::load(&crate::fixtures::default_dir(), &[0])?;
+    fixtures.point(file.clone(), engine, ISL, OSL, CONCURRENCY, 0)
 }
 
 pub fn task_determinism(inputs: &Inputs) -> TaskResult {

@@ -11,6 +11,7 @@ pub mod binary;
 pub mod cache;
 pub mod determinism;
 pub mod double;
+pub mod lengths;
 pub mod metrics;
 pub mod pool;
 pub mod sensitivity;
@@ -20,6 +21,7 @@ pub mod workload;
 
 pub use cache::Cache;
 pub use determinism::task_determinism;
+pub use lengths::FixtureSet;
 pub use metrics::PointMetrics;
 pub use shard::Shard;
 pub use variant::EngineSettings;
