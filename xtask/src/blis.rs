@@ -29,9 +29,20 @@ pub struct RunArgs {
     /// Run only the points whose content key falls in shard I of N (1-based)
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     pub shard: Option<Shard>,
+    /// Per-point progress lines on stderr [default: auto = lines on a terminal, else failures only]
+    #[arg(long, value_enum, default_value_t = Progress::Auto)]
+    pub progress: Progress,
     /// Working directory of `blis run` (the blis checkout, for defaults.yaml) [default: the binary's directory]
     #[arg(long, value_name = "DIR")]
     pub blis_root: Option<PathBuf>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Progress {
+    #[default]
+    Auto,
+    Lines,
+    Quiet,
 }
 
 fn parse_shard(text: &str) -> Result<Shard, String> {
@@ -59,7 +70,11 @@ impl RunArgs {
             (false, false) => CacheMode::ReadWrite(dir),
         };
         opts.shard = self.shard;
-        opts.progress = ProgressMode::Auto;
+        opts.progress = match self.progress {
+            Progress::Auto => ProgressMode::Auto,
+            Progress::Lines => ProgressMode::Lines,
+            Progress::Quiet => ProgressMode::Quiet,
+        };
         Ok(opts)
     }
 }

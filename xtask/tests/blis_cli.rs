@@ -3,6 +3,7 @@
 
 use assert_cmd::Command;
 use harness::blis::{double, EngineSettings, PointSpec};
+use predicates::prelude::*;
 use predicates::str::contains;
 use std::path::{Path, PathBuf};
 
@@ -42,7 +43,11 @@ impl Checkout {
 
     /// `xtask blis run` over this checkout with the double, from a neutral directory.
     fn run_points(&self, extra: &[&str]) -> Command {
-        let mut cmd = xtask(self.dir.path());
+        Command::from_std(self.run_points_std(extra))
+    }
+
+    fn run_points_std(&self, extra: &[&str]) -> std::process::Command {
+        let mut cmd = xtask_std(self.dir.path());
         cmd.args(["blis", "run", "--points"]).arg(self.path("points.json"));
         cmd.arg("--blis").arg(double::build().unwrap());
         for (flag, sub) in [("--scenarios", "scenarios"), ("--catalog", "catalog"), ("--registry", "registry")] {
@@ -54,7 +59,12 @@ impl Checkout {
 }
 
 fn xtask(cwd: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("xtask").unwrap();
+    Command::from_std(xtask_std(cwd))
+}
+
+/// The xtask binary started from `cwd` with no BLIS_* variable leaking in.
+fn xtask_std(cwd: &Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("xtask"));
     cmd.current_dir(cwd);
     for (name, _) in std::env::vars() {
         if name.starts_with("BLIS_") {
@@ -136,4 +146,62 @@ fn merging_a_corrupt_entry_fails() {
         .assert()
         .code(1)
         .stderr(contains("is corrupt"));
+}
+
+#[test]
+fn progress_lines_name_each_point_as_it_runs_and_ends() {
+    let checkout = Checkout::new();
+    let cache = checkout.path("c");
+    let cache = cache.to_str().unwrap();
+    checkout
+        .run_points(&["--progress", "lines", "--cache-dir", cache])
+        .assert()
+        .success()
+        .stderr(contains("running synthetic 128:32 c=16 seed=0"))
+        .stderr(contains("done   synthetic 128:32 c=16 seed=0"))
+        .stderr(contains("5 points in").and(contains("5 run, 0 from cache, 0 failed")));
+    checkout
+        .run_points(&["--progress", "lines", "--cache-dir", cache])
+        .assert()
+        .success()
+        .stderr(contains("cached synthetic 128:32 c=1 seed=0"))
+        .stderr(contains("0 run, 5 from cache"));
+}
+
+#[test]
+fn a_run_killed_midway_leaves_a_consistent_cache() {
+    let checkout = Checkout::new();
+    // More and slower points than the others, so the kill lands while points are running.
+    let points: Vec<PointSpec> = (0..40u32)
+        .map(|i| PointSpec {
+            scenario_file: "synthetic.yaml".into(),
+            engine: EngineSettings { max_num_seqs: 8, max_num_batched_tokens: 256, block_size: 16, enable_prefix_caching: true },
+            isl: 1024,
+            osl: 256,
+            concurrency: 8,
+            seed: u64::from(i),
+            input_lens: (0..80).map(|k| 900 + (k * 7 + i) % 100).collect(),
+            output_lens: (0..80).map(|k| 200 + (k * 3 + i) % 50).collect(),
+        })
+        .collect();
+    std::fs::write(checkout.path("points.json"), serde_json::to_string(&points).unwrap()).unwrap();
+    let cache = checkout.path("c");
+    let mut child = checkout
+        .run_points_std(&["--jobs", "2", "--cache-dir", cache.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while harness::blis::Cache::new(&cache).entries().map_or(0, |e| e.len()) < 2 {
+        assert!(started.elapsed() < std::time::Duration::from_secs(120), "no entry written");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL: harsher than Ctrl-C, nothing gets to clean up
+    child.wait().unwrap();
+    let written = harness::blis::Cache::new(&cache).entries().unwrap().len();
+    assert!(written < points.len(), "the kill came too late to test anything ({written} entries)");
+    xtask(checkout.dir.path()).args(["cache", "stats"]).arg(&cache).assert().success().stdout(contains(" 0 corrupt"));
+    let resumed = stdout(checkout.run_points(&["--cache-dir", cache.to_str().unwrap()]));
+    assert_eq!(resumed, stdout(checkout.run_points(&["--no-cache"])));
 }
