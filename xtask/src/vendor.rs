@@ -1,10 +1,46 @@
-//! Placeholder: filled in by its issue.
+//! `cargo xtask vendor --from DIR | --fetch`: materialise testdata/{catalog,registry,scenarios}
+//! from an upstream source, checked against lockfiles/upstream.lock before anything is swapped.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
+use harness::lock::{self, vendor};
+use harness::task::exit;
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
-pub struct Args {}
+#[command(group(clap::ArgGroup::new("source").required(true).args(["from", "fetch"])))]
+pub struct Args {
+    /// The team's artifact copy (catalog/, registry/, scenarios/) or the upstream checkouts
+    /// side by side (blis-catalog/, blis-registry/, blis-latency-kernel/)
+    #[arg(long, value_name = "DIR")]
+    from: Option<PathBuf>,
+    /// Clone each upstream at its locked commit instead (needs a network)
+    #[arg(long)]
+    fetch: bool,
+    /// The lock to vendor against [default: lockfiles/upstream.lock]
+    #[arg(long, value_name = "FILE", hide = true)]
+    lockfile: Option<PathBuf>,
+    /// Where the trees go [default: testdata/]
+    #[arg(long, value_name = "DIR", hide = true)]
+    testdata: Option<PathBuf>,
+}
 
-pub fn run(_args: Args) -> Result<u8> {
-    bail!("not implemented yet")
+pub fn run(args: Args) -> Result<u8> {
+    let lock_path = args.lockfile.unwrap_or_else(lock::default_lock_path);
+    let testdata = args.testdata.unwrap_or_else(harness::paths::testdata);
+    let lock = lock::load(&lock_path)?;
+    let done = match &args.from {
+        Some(from) => vendor::vendor_from(&lock, from, &testdata)?,
+        None => vendor::vendor_fetched(&lock, &testdata)?,
+    };
+    for v in &done {
+        let u = lock.vendored().find(|u| u.name() == v.name).expect("vendored from the lock");
+        println!(
+            "{}: vendored {} files from {}@{}",
+            harness::paths::display(&v.dest),
+            v.files,
+            u.repo_short(),
+            u.short_commit()
+        );
+    }
+    Ok(exit::OK)
 }

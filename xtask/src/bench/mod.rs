@@ -3,6 +3,7 @@
 
 mod blis;
 mod fixtures;
+mod hashing;
 
 use anyhow::{bail, Result};
 
@@ -22,7 +23,8 @@ pub fn run(cmd: Command) -> Result<u8> {
     match cmd {
         Command::Blis => blis::run(),
         Command::Fixtures => fixtures::run(),
-        Command::Hashing | Command::Score => {
+        Command::Hashing => hashing::run(),
+        Command::Score => {
             bail!("not implemented yet")
         }
     }
