@@ -303,8 +303,8 @@ fn the_determinism_figure_passes_with_the_double_and_is_refused_without_a_binary
         ..Flags::default()
     };
     let out = blis::task_determinism(&Inputs::resolve(&flags, |_| None)).expect("the figure runs");
-    assert_eq!(out.values["blis.determinism.bit_identical"], harness::task::Value::Check(true));
-    harness::assert_figure_snapshot!("blis__determinism_report", out.report);
+    assert_eq!(out.values["bit_identical"], harness::task::Value::Check(true));
+    harness::assert_figure_snapshot!("blis__determinism", out.report);
     let without = Flags { blis: None, ..flags };
     match blis::task_determinism(&Inputs::resolve(&without, |_| None)) {
         Err(TaskError::Refused(r)) => assert!(r.to_string().contains("BLIS_BIN")),

@@ -82,6 +82,13 @@ fn every_row_is_run_scored_and_rendered() {
         assert_ne!(s.tpot_shape, base.tpot_shape, "{} scored like the baseline", row.variant.name());
     }
     harness::assert_figure_snapshot!("blis__sensitivity_table_with_double_and_toy_scorer", table.render());
+    let out = table.output();
+    assert_eq!(out.values["n"], harness::task::Value::Count(6));
+    assert_eq!(out.values["rows_agree_on_n"], harness::task::Value::Check(true));
+    assert_eq!(out.values["seed0.tpot_shape"], harness::task::Value::Number(base.tpot_shape));
+    for key in ["max_num_seqs_x2", "max_num_seqs_x4", "max_num_seqs_div2", "token_budget_x2", "token_budget_div2", "seed1", "seed4"] {
+        assert!(out.values.contains_key(&format!("{key}.ttft_shape")), "{key}");
+    }
 }
 
 #[test]

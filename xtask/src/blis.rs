@@ -105,7 +105,7 @@ pub fn run(cmd: Command) -> Result<u8> {
         Command::Run { points, run, inputs } => run_file(&points, &run, &inputs.resolve()),
         Command::Determinism { inputs } => finish(blis::task_determinism(&inputs.resolve()).map(|out| {
             print!("{}", out.report);
-            out.values.get("blis.determinism.bit_identical") == Some(&harness::task::Value::Check(true))
+            out.values.get("bit_identical") == Some(&harness::task::Value::Check(true))
         })),
         Command::Double => {
             println!("{}", blis::double::build()?.display());

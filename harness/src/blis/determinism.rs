@@ -84,7 +84,7 @@ pub fn task_determinism(inputs: &Inputs) -> TaskResult {
     }
     report += &format!("verdict: {}\n", if identical { "deterministic" } else { "NOT deterministic" });
     let mut out = TaskOutput { report, ..TaskOutput::default() };
-    out.check("blis.determinism.bit_identical", identical);
-    out.count("blis.determinism.completed", a.completed);
+    out.check("bit_identical", identical);
+    out.count("completed", a.completed);
     Ok(out)
 }

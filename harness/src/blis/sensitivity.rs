@@ -51,6 +51,19 @@ impl Variant {
         }
     }
 
+    /// The row's stable key in task values: `seed0` (the baseline), `max_num_seqs_x2`,
+    /// `token_budget_div2`, `seed3`, ...
+    pub fn key(&self) -> String {
+        match self {
+            Variant::Baseline => "seed0".into(),
+            Variant::MaxNumSeqsTimes(k) => format!("max_num_seqs_x{k}"),
+            Variant::MaxNumSeqsDiv(k) => format!("max_num_seqs_div{k}"),
+            Variant::TokenBudgetTimes(k) => format!("token_budget_x{k}"),
+            Variant::TokenBudgetDiv(k) => format!("token_budget_div{k}"),
+            Variant::NumpySeed(s) => format!("seed{s}"),
+        }
+    }
+
     /// The engine settings of this row (integer division, never below 1).
     pub fn apply(&self, e: &EngineSettings) -> EngineSettings {
         let mut out = *e;
@@ -151,6 +164,26 @@ impl SensitivityTable {
                 _ => None,
             })
             .collect()
+    }
+
+    /// The task output the gate reads (harness/figures.yaml, task `sensitivity`): the table as
+    /// the report; `n` (the baseline's), `rows_agree_on_n`, and per row `<key>.n`,
+    /// `<key>.tpot_shape`, `<key>.ttft_shape` (the baseline is `seed0`).
+    pub fn output(&self) -> crate::task::TaskOutput {
+        let mut out = crate::task::TaskOutput { report: self.render(), ..Default::default() };
+        if let Some(base) = self.baseline() {
+            out.count("n", base.n);
+        }
+        out.check("rows_agree_on_n", self.failures().is_empty());
+        for row in &self.rows {
+            if let Ok(s) = &row.score {
+                let key = row.variant.key();
+                out.count(format!("{key}.n"), s.n);
+                out.number(format!("{key}.tpot_shape"), s.tpot_shape);
+                out.number(format!("{key}.ttft_shape"), s.ttft_shape);
+            }
+        }
+        out
     }
 
     /// Fixed-width text, shapes in percent to 2 decimals, deltas signed.
