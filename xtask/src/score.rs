@@ -1,10 +1,78 @@
-//! Placeholder: filled in by its issue.
+//! `cargo xtask score --framework vllm [--config-tier measured|resolved] [--gaps FILE]`:
+//! scores the corpus arms (and BLIS once its runner lands) and prints the report; the coverage
+//! gaps go to `--gaps FILE` only.
 
-use anyhow::{bail, Result};
+use crate::inputs::InputArgs;
+use anyhow::Result;
+use harness::inputs::InputKind;
+use harness::score;
+use harness::task::{exit, TaskError};
+use oracles::tiers::ConfigTier;
+use std::io::Write as _;
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Framework whose sweeps are scored (the headline table is vllm).
+    #[arg(long, default_value = "vllm")]
+    pub framework: String,
+    /// Keep only sweeps with an engine-settings record at the anchor (measured) or only the
+    /// others (resolved); default both.
+    #[arg(long, value_name = "measured|resolved", value_parser = parse_config_tier)]
+    pub config_tier: Option<ConfigTier>,
+    /// Write the coverage-gap report to FILE (never to stdout); needs --catalog and --registry.
+    #[arg(long, value_name = "FILE")]
+    pub gaps: Option<PathBuf>,
+    #[command(flatten)]
+    pub inputs: InputArgs,
+}
 
-pub fn run(_args: Args) -> Result<u8> {
-    bail!("not implemented yet")
+fn parse_config_tier(text: &str) -> Result<ConfigTier, String> {
+    ConfigTier::parse(text).ok_or_else(|| format!("expected measured or resolved, found {text:?}"))
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    let inputs = args.inputs.resolve();
+    match run_inner(&args, &inputs) {
+        Ok(()) => Ok(exit::OK),
+        Err(TaskError::Refused(r)) => {
+            eprintln!("refused: {r}");
+            Ok(exit::REFUSED)
+        }
+        Err(TaskError::Failed(e)) => Err(e),
+    }
+}
+
+fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<(), TaskError> {
+    // Refuse before any work when --gaps cannot be honoured.
+    let trees = match &args.gaps {
+        Some(_) => Some((
+            inputs.require_dir(InputKind::Catalog, "--gaps")?.to_path_buf(),
+            inputs.require_dir(InputKind::Registry, "--gaps")?.to_path_buf(),
+        )),
+        None => None,
+    };
+    let (corpora, scenarios) = score::load_inputs(inputs)?;
+    let arms = score::headline_arms(&corpora.e2e, None);
+    let selection = score::Selection { framework: args.framework.clone(), config_tier: args.config_tier };
+    let scored = score::score(&corpora, &scenarios, &arms, &selection);
+    let catalog = inputs.get(InputKind::Catalog).map(|c| c.path.as_path()).filter(|p| p.is_dir());
+    let text = format!(
+        "{}\n{}",
+        score::render::report(&scored),
+        score::settings::defaults_table(&corpora, &scenarios, catalog, &args.framework)
+    );
+    // A closed pipe (`| head`) is the reader's choice, not a failure.
+    if let Err(e) = std::io::stdout().lock().write_all(text.as_bytes()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(TaskError::Failed(e.into()));
+        }
+    }
+    if let (Some(file), Some((catalog, registry))) = (&args.gaps, trees) {
+        let gaps = score::gaps::gaps(&corpora, &scenarios, &catalog, &registry, &args.framework);
+        let text = score::gaps::render(&corpora, &gaps, &args.framework);
+        harness::atomic::write(file, text.as_bytes())?;
+        eprintln!("{} gaps written to {}", gaps.len(), file.display());
+    }
+    Ok(())
 }

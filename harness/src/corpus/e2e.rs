@@ -16,6 +16,7 @@
 //!   negative or fractional count is an error;
 //! - `status` is one of `success`, `unsupported`, `failed`;
 //! - every number is finite, and error percentages are non-negative;
+//! - (scenario, label) names one sweep, and each concurrency appears once in a sweep;
 //! - errors name the file and the JSON path, e.g. `sweeps[3].points[1].concurrency`.
 //!
 //! What is deliberately NOT an error here, because upstream treats it as a property of the
@@ -103,8 +104,10 @@ pub struct Parallelism {
     pub tp_size: u32,
     pub pp_size: u32,
     pub attention_dp_size: u32,
-    pub moe_ep_size: u32,
-    pub moe_tp_size: u32,
+    /// `null` for dense models (no MoE layers).
+    pub moe_ep_size: Option<u32>,
+    /// `null` for dense models (no MoE layers).
+    pub moe_tp_size: Option<u32>,
 }
 
 /// AISimulate's outcome for the row; only `success` rows carry AISimulate latencies.
@@ -184,12 +187,41 @@ pub fn parse_workload(text: &str) -> Result<(u32, u32), String> {
 pub fn load(path: &Path) -> Result<E2eCorpus> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading {}", crate::paths::display(path)))?;
-    parse(&text).with_context(|| format!("{}", crate::paths::display(path)))
+    parse(&text).with_context(|| crate::paths::display(path))
 }
 
 /// [`load`] on text already in memory (for tests and for callers that hash first).
 pub fn parse(text: &str) -> Result<E2eCorpus> {
-    parse_json_strict(text)
+    let corpus: E2eCorpus = parse_json_strict(text)?;
+    check_identities(&corpus)?;
+    Ok(corpus)
+}
+
+/// What a derived struct cannot say: (scenario, label) names one sweep, and a concurrency
+/// appears once per sweep.
+fn check_identities(corpus: &E2eCorpus) -> Result<()> {
+    let mut sweeps = std::collections::BTreeMap::new();
+    for (i, sweep) in corpus.sweeps.iter().enumerate() {
+        if let Some(first) = sweeps.insert((&sweep.scenario, &sweep.label), i) {
+            anyhow::bail!(
+                "at `sweeps[{i}]`: ({}, {}) repeats `sweeps[{first}]`",
+                sweep.scenario,
+                sweep.label
+            );
+        }
+        let mut seen = std::collections::BTreeMap::new();
+        for (j, point) in sweep.points.iter().enumerate() {
+            if let Some(first) = seen.insert(point.concurrency, j) {
+                anyhow::bail!(
+                    "at `sweeps[{i}].points[{j}].concurrency`: {} repeats `sweeps[{i}].points[{first}]` ({} {})",
+                    point.concurrency,
+                    sweep.scenario,
+                    sweep.label
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Deserializes with serde_path_to_error so the error carries the JSON path of the bad value.
@@ -337,6 +369,23 @@ mod tests {
         for bad in ["1k1k", "1024", "1024:", ":1024", "0:1024", "1024:-1", "1024:1024:1"] {
             assert!(parse_workload(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn repeated_concurrency_in_a_sweep_is_an_error() {
+        let mut v = valid();
+        v["sweeps"][0]["points"][1]["concurrency"] = serde_json::json!(1);
+        let e = err_of(v);
+        assert!(e.contains("sweeps[0].points[1].concurrency") && e.contains("repeats"), "{e}");
+    }
+
+    #[test]
+    fn repeated_sweep_is_an_error() {
+        let mut v = valid();
+        let sweep = v["sweeps"][0].clone();
+        v["sweeps"].as_array_mut().unwrap().push(sweep);
+        let e = err_of(v);
+        assert!(e.contains("sweeps[1]") && e.contains("repeats `sweeps[0]`"), "{e}");
     }
 
     #[test]

@@ -4,8 +4,9 @@
 mod blis;
 mod fixtures;
 mod hashing;
+mod score;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 
 #[derive(clap::Subcommand)]
 pub enum Command {
@@ -14,7 +15,7 @@ pub enum Command {
     /// Hashing the vendored trees vs `sha256sum`.
     Hashing,
     /// Scoring the whole corpus.
-    Score,
+    Score(score::Args),
     /// The BLIS point runner with the test double: workers and cache.
     Blis,
 }
@@ -24,8 +25,6 @@ pub fn run(cmd: Command) -> Result<u8> {
         Command::Blis => blis::run(),
         Command::Fixtures => fixtures::run(),
         Command::Hashing => hashing::run(),
-        Command::Score => {
-            bail!("not implemented yet")
-        }
+        Command::Score(args) => score::run(args),
     }
 }

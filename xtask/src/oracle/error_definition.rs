@@ -1,10 +1,71 @@
-//! Placeholder: filled in by its issue.
+//! `cargo xtask oracle error-definition [--measurements DIR | --summary FILE]`: recompute
+//! AISimulate's published totals under each error definition and gate on the one that decides
+//! whether the comparison measures what it claims (harness::oracle_report).
+//!
+//! Exit: 0 the gate passed; 1 a gate condition failed or an input is malformed;
+//! 2 no corpus was supplied (harness::task::exit::REFUSED).
 
-use anyhow::{bail, Result};
+use anyhow::Result;
+use harness::oracle_report;
+use harness::task::{exit, TaskError, TaskOutput, Value};
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Folder of the measurement corpora: audits aisimulate_summary.json and aisimulate_e2e.json
+    /// [env: BLIS_MEASUREMENTS]
+    #[arg(long, value_name = "DIR", conflicts_with = "summary")]
+    measurements: Option<PathBuf>,
+    /// Audit this aisimulate_summary.json only (no e2e audit)
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
+}
 
-pub fn run(_args: Args) -> Result<u8> {
-    bail!("not implemented yet")
+pub fn run(args: Args) -> Result<u8> {
+    let (summary, e2e) = match &args.summary {
+        Some(file) => (oracle_report::error_definition_of_file(file), None),
+        None => {
+            let inputs = crate::inputs::InputArgs { measurements: args.measurements.clone(), ..Default::default() }.resolve();
+            let summary = oracle_report::task_error_definition(&inputs);
+            // Without the folder there is nothing more to say than the one refusal line.
+            if let Err(TaskError::Refused(refusal)) = &summary {
+                eprintln!("refused: {refusal}");
+                return Ok(exit::REFUSED);
+            }
+            (summary, Some(oracle_report::task_e2e_audit(&inputs)))
+        }
+    };
+    // A failed reproduction outranks a refusal: it is the news.
+    let mut failed = false;
+    let mut refused = false;
+    for (i, result) in std::iter::once(summary).chain(e2e).enumerate() {
+        match result {
+            Ok(output) => {
+                if i > 0 {
+                    println!();
+                }
+                print!("{}", output.report);
+                failed |= !passed(&output);
+            }
+            Err(TaskError::Refused(refusal)) => {
+                eprintln!("refused: {refusal}");
+                refused = true;
+            }
+            Err(TaskError::Failed(err)) => {
+                eprintln!("error: {err:#}");
+                failed = true;
+            }
+        }
+    }
+    Ok(if failed {
+        exit::FAILED
+    } else if refused {
+        exit::REFUSED
+    } else {
+        exit::OK
+    })
+}
+
+fn passed(output: &TaskOutput) -> bool {
+    output.values.get("gate.passed") == Some(&Value::Check(true))
 }

@@ -1,0 +1,636 @@
+//! The corpus scorer behind `cargo xtask score` and the headline figures of
+//! PUBLISHED-FIGURES.md section 3 (upstream: IS `cmd/metricscore`, `cmd/kernelscore`).
+//!
+//! Arms are data. Each [`Arm`] is a name and a map from (scenario, label, concurrency) to the
+//! arm's TPOT and TTFT at that point: relatives for a published arm (AISimulate and AIC, read
+//! from `aisimulate_e2e.json`), milliseconds for a simulated arm (BLIS, from
+//! `harness::blis`). The scorer has no code path per arm: it selects sweeps, assigns tiers,
+//! drops sweeps an arm cannot score whole, and applies the definitions of
+//! `oracles::scoring` to every arm the same way. An arm that was not run is
+//! [`Arm::not_run`] and its cells say why.
+//!
+//! Plugging the BLIS arm in:
+//! ```no_run
+//! # use std::collections::BTreeMap;
+//! # use harness::score::*;
+//! # fn f(corpora: &Corpora, scenarios: &harness::corpus::scenario::ScenarioSet) {
+//! let mut blis_ms: BTreeMap<PointKey, ArmPoint> = BTreeMap::new();
+//! blis_ms.insert(PointKey::new("x.yaml", "1k1k", 4), ArmPoint { tpot: Some(12.5), ttft: Some(80.0) });
+//! let arms = headline_arms(&corpora.e2e, Some(Arm::simulated("BLIS", "blis", blis_ms)));
+//! let scored = score(corpora, scenarios, &arms, &Selection::vllm(None));
+//! # }
+//! ```
+
+pub mod gaps;
+pub mod render;
+pub mod settings;
+
+use crate::corpus::e2e::{E2eCorpus, Status, Sweep};
+use crate::corpus::inferencex::{Absolutes, EngineSettings};
+use crate::corpus::scenario::ScenarioSet;
+use crate::inputs::{InputKind, Inputs};
+use crate::task::{TaskError, TaskOutput, TaskResult};
+use anyhow::{bail, Context, Result};
+use oracles::scoring;
+use oracles::tiers::{self, ConfigTier, Tier};
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+pub const E2E_FILE: &str = "aisimulate_e2e.json";
+pub const ABSOLUTES_FILE: &str = "inferencex_absolutes.json";
+pub const SETTINGS_FILE: &str = "inferencex_engine_settings.json";
+pub const SCOREABLE_FILE: &str = "scoreable.json";
+
+/// The measurement corpora the scorer reads (REFERENCE.md section 5), joined and checked.
+#[derive(Clone, Debug)]
+pub struct Corpora {
+    pub e2e: E2eCorpus,
+    pub absolutes: Absolutes,
+    pub settings: EngineSettings,
+    /// `scoreable.json`: BLIS's own sweep-report points (docs/scoring.md); read and checked,
+    /// not part of the headline table.
+    pub scoreable: Vec<ScoreableRow>,
+}
+
+/// One row of `scoreable.json`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ScoreableRow {
+    pub scenario: String,
+    pub report: String,
+    pub series: String,
+    pub label: String,
+    pub concurrency: u32,
+    pub itl_ms: Option<f64>,
+    pub ttft_ms: Option<f64>,
+    pub e2e_ms: Option<f64>,
+    pub isl: Option<u32>,
+    pub osl: Option<u32>,
+    pub kv_pct: Option<f64>,
+    pub hit_pct: Option<f64>,
+    pub preempted: Option<f64>,
+    pub running: Option<f64>,
+    pub waiting: Option<f64>,
+    pub in_tps: Option<f64>,
+    pub out_tps: Option<f64>,
+    pub accept_pct: Option<f64>,
+    pub effconc: Option<f64>,
+}
+
+impl Corpora {
+    /// Reads the four corpora from `dir`. A missing file is an error naming it; a record of
+    /// the InferenceX corpora that joins no sweep of the e2e corpus is an error naming the
+    /// file and the entry.
+    pub fn load(dir: &Path) -> Result<Corpora> {
+        for name in [E2E_FILE, ABSOLUTES_FILE, SETTINGS_FILE, SCOREABLE_FILE] {
+            if !dir.join(name).is_file() {
+                bail!("{} has no {name} (the measurement corpora: --measurements / BLIS_MEASUREMENTS)", crate::paths::display(dir));
+            }
+        }
+        let e2e = crate::corpus::e2e::load(&dir.join(E2E_FILE))?;
+        if e2e.sweeps.is_empty() {
+            bail!("{}: `sweeps` is empty", crate::paths::display(&dir.join(E2E_FILE)));
+        }
+        let absolutes = crate::corpus::inferencex::load_absolutes(&dir.join(ABSOLUTES_FILE))?;
+        let settings = crate::corpus::inferencex::load_engine_settings(&dir.join(SETTINGS_FILE))?;
+        let scoreable_path = dir.join(SCOREABLE_FILE);
+        let text = std::fs::read_to_string(&scoreable_path)?;
+        let scoreable: Vec<ScoreableRow> = crate::corpus::e2e::parse_json_strict(&text)
+            .with_context(|| crate::paths::display(&scoreable_path))?;
+        let corpora = Corpora { e2e, absolutes, settings, scoreable };
+        corpora.check_joins(dir)?;
+        Ok(corpora)
+    }
+
+    fn check_joins(&self, dir: &Path) -> Result<()> {
+        let sweeps: BTreeMap<(&str, &str), &Sweep> =
+            self.e2e.sweeps.iter().map(|s| ((s.scenario.as_str(), s.label.as_str()), s)).collect();
+        for (i, r) in self.settings.settings.iter().enumerate() {
+            let Some(sweep) = sweeps.get(&(r.scenario.as_str(), r.label.as_str())) else {
+                bail!(
+                    "{}: `settings[{i}]` ({} {}) is a record for a sweep that {} does not have",
+                    crate::paths::display(&dir.join(SETTINGS_FILE)), r.scenario, r.label, E2E_FILE
+                );
+            };
+            for c in r.by_concurrency.0.keys() {
+                if !sweep.points.iter().any(|p| p.concurrency == *c) {
+                    bail!(
+                        "{}: `settings[{i}].by_concurrency.\"{c}\"` ({} {}): the sweep has no point at concurrency {c}",
+                        crate::paths::display(&dir.join(SETTINGS_FILE)), r.scenario, r.label
+                    );
+                }
+            }
+        }
+        for (i, a) in self.absolutes.anchors.iter().enumerate() {
+            if !sweeps.contains_key(&(a.scenario.as_str(), a.label.as_str())) {
+                bail!(
+                    "{}: `anchors[{i}]` ({} {}) is a record for a sweep that {} does not have",
+                    crate::paths::display(&dir.join(ABSOLUTES_FILE)), a.scenario, a.label, E2E_FILE
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The release the corpora were cut from (`db-dump/...`).
+    pub fn release(&self) -> String {
+        self.e2e
+            .snapshot
+            .get("release_tag")
+            .and_then(|v| v.as_str())
+            .unwrap_or(&self.absolutes.release_tag)
+            .to_string()
+    }
+}
+
+/// (scenario, label, concurrency): one measured point.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PointKey {
+    pub scenario: String,
+    pub label: String,
+    pub concurrency: u32,
+}
+
+impl PointKey {
+    pub fn new(scenario: &str, label: &str, concurrency: u32) -> PointKey {
+        PointKey { scenario: scenario.to_string(), label: label.to_string(), concurrency }
+    }
+}
+
+/// An arm's value at one point: relatives for a published arm, milliseconds for a simulated
+/// one. `None` is "no value" and drops the sweep.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ArmPoint {
+    pub tpot: Option<f64>,
+    pub ttft: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArmKind {
+    /// Values are relatives to the measured anchor (MAPE against the measured relative).
+    Published,
+    /// Values are absolute milliseconds (MAPE against `inferencex_absolutes.json`).
+    Simulated,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArmRun {
+    Ran(BTreeMap<PointKey, ArmPoint>),
+    /// Why there are no values, e.g. "needs --blis PATH".
+    NotRun(String),
+}
+
+/// One predictor to score.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Arm {
+    /// As printed: `BLIS`, `AISimulate`, `AIC`.
+    pub name: String,
+    /// As in value keys: `blis`, `aisimulate`, `aic`.
+    pub key: String,
+    pub kind: ArmKind,
+    pub run: ArmRun,
+}
+
+impl Arm {
+    pub fn simulated(name: &str, key: &str, points_ms: BTreeMap<PointKey, ArmPoint>) -> Arm {
+        Arm { name: name.into(), key: key.into(), kind: ArmKind::Simulated, run: ArmRun::Ran(points_ms) }
+    }
+
+    pub fn not_run(name: &str, key: &str, kind: ArmKind, why: &str) -> Arm {
+        Arm { name: name.into(), key: key.into(), kind, run: ArmRun::NotRun(why.into()) }
+    }
+
+    /// AISimulate's or AIC's predictions as the e2e corpus publishes them.
+    pub fn published(e2e: &E2eCorpus, name: &str, key: &str, pick: fn(&crate::corpus::e2e::Point) -> ArmPoint) -> Arm {
+        let points = e2e
+            .sweeps
+            .iter()
+            .flat_map(|s| s.points.iter().map(move |p| (PointKey::new(&s.scenario, &s.label, p.concurrency), pick(p))))
+            .collect();
+        Arm { name: name.into(), key: key.into(), kind: ArmKind::Published, run: ArmRun::Ran(points) }
+    }
+
+    pub fn is_run(&self) -> bool {
+        matches!(self.run, ArmRun::Ran(_))
+    }
+}
+
+/// The two arms that ship inside the corpus.
+pub fn corpus_arms(e2e: &E2eCorpus) -> Vec<Arm> {
+    vec![
+        Arm::published(e2e, "AISimulate", "aisimulate", |p| ArmPoint {
+            tpot: p.aisimulate_tpot_relative,
+            ttft: p.aisimulate_ttft_relative,
+        }),
+        Arm::published(e2e, "AIC", "aic", |p| ArmPoint { tpot: p.aic_tpot_relative, ttft: p.aic_ttft_relative }),
+    ]
+}
+
+/// The headline's arms in the published order (BLIS / AISimulate / AIC); `blis` is `None`
+/// when no binary was given.
+pub fn headline_arms(e2e: &E2eCorpus, blis: Option<Arm>) -> Vec<Arm> {
+    let blis = blis.unwrap_or_else(|| Arm::not_run("BLIS", "blis", ArmKind::Simulated, "needs --blis PATH"));
+    let mut arms = vec![blis];
+    arms.extend(corpus_arms(e2e));
+    arms
+}
+
+/// Which sweeps a run scores.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    pub framework: String,
+    pub config_tier: Option<ConfigTier>,
+}
+
+impl Selection {
+    pub fn vllm(config_tier: Option<ConfigTier>) -> Selection {
+        Selection { framework: "vllm".into(), config_tier }
+    }
+}
+
+/// The four error lists of one arm on one sweep; each entry is (concurrency, signed %).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ArmErrors {
+    pub tpot_shape: Vec<(u32, f64)>,
+    pub tpot_mape: Vec<(u32, f64)>,
+    pub ttft_shape: Vec<(u32, f64)>,
+    pub ttft_mape: Vec<(u32, f64)>,
+}
+
+/// The four metrics, in table order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Metric {
+    TpotShape,
+    TpotMape,
+    TtftShape,
+    TtftMape,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 4] = [Metric::TpotShape, Metric::TpotMape, Metric::TtftShape, Metric::TtftMape];
+    pub fn key(self) -> &'static str {
+        match self {
+            Metric::TpotShape => "tpot_shape",
+            Metric::TpotMape => "tpot_mape",
+            Metric::TtftShape => "ttft_shape",
+            Metric::TtftMape => "ttft_mape",
+        }
+    }
+    pub fn title(self) -> &'static str {
+        match self {
+            Metric::TpotShape => "TPOT shape",
+            Metric::TpotMape => "TPOT mape",
+            Metric::TtftShape => "TTFT shape",
+            Metric::TtftMape => "TTFT mape",
+        }
+    }
+}
+
+impl ArmErrors {
+    pub fn get(&self, m: Metric) -> &[(u32, f64)] {
+        match m {
+            Metric::TpotShape => &self.tpot_shape,
+            Metric::TpotMape => &self.tpot_mape,
+            Metric::TtftShape => &self.ttft_shape,
+            Metric::TtftMape => &self.ttft_mape,
+        }
+    }
+}
+
+/// A sweep that was scored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScoredSweep {
+    pub scenario: String,
+    pub label: String,
+    pub model: String,
+    pub gpu: String,
+    pub framework: String,
+    /// The tightest tier it belongs to.
+    pub tier: Tier,
+    /// Measured TPOT relative strictly increasing with concurrency.
+    pub monotone: bool,
+    /// Comparisons per metric, whatever arms ran (TPOT shape: points - 1; TPOT mape: points;
+    /// TTFT: the same without the excursions).
+    pub comparisons: BTreeMap<Metric, usize>,
+    /// One entry per arm, in the order of the arms; `None` for an arm not run.
+    pub errors: Vec<Option<ArmErrors>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dropped {
+    pub scenario: String,
+    pub label: String,
+    pub reason: String,
+}
+
+/// A measured TTFT excursion, excluded from TTFT metrics for every arm.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Excursion {
+    pub scenario: String,
+    pub label: String,
+    pub concurrency: u32,
+    pub measured_ttft_rel: f64,
+    pub neighbours: (f64, f64),
+}
+
+/// Everything a score run found; [`render`] turns it into the report.
+#[derive(Clone, Debug)]
+pub struct Scored {
+    pub corpus_source: String,
+    pub release: String,
+    pub selection: Selection,
+    pub arms: Vec<(String, String, Option<String>)>,
+    pub sweeps: Vec<ScoredSweep>,
+    pub dropped: Vec<Dropped>,
+    pub excursions: Vec<Excursion>,
+    /// Points of the scored sweeps that run with prefix caching on.
+    pub prefix_caching_points: usize,
+    /// Points of the scored sweeps per (tracked setting, provenance).
+    pub provenance_counts: BTreeMap<(&'static str, tiers::Provenance), usize>,
+    /// Keys runs passed that the scenario schema cannot express, over the selection.
+    pub inexpressible_keys: BTreeSet<String>,
+}
+
+/// Aggregate of one tier (or any subset of sweeps).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Aggregate {
+    pub sweeps: usize,
+    /// Comparison counts per metric (the same for every arm: sweeps are dropped for all, and
+    /// counted even when no arm ran).
+    pub n: BTreeMap<Metric, usize>,
+    /// Mean |e| per (arm index, metric); `None` on an arm not run or no comparisons.
+    pub mean_abs: BTreeMap<(usize, Metric), Option<f64>>,
+}
+
+impl Scored {
+    /// Sweeps whose tightest tier is within `tier`.
+    pub fn in_tier(&self, tier: Tier) -> impl Iterator<Item = &ScoredSweep> {
+        self.sweeps.iter().filter(move |s| tiers::in_tier(s.tier, tier))
+    }
+
+    pub fn aggregate<'a>(&self, sweeps: impl Iterator<Item = &'a ScoredSweep>) -> Aggregate {
+        let sweeps: Vec<&ScoredSweep> = sweeps.collect();
+        let mut n = BTreeMap::new();
+        let mut mean_abs = BTreeMap::new();
+        for m in Metric::ALL {
+            // counts from the first run arm; every run arm has the same by construction
+            let count = sweeps.iter().map(|s| s.comparisons[&m]).sum();
+            n.insert(m, count);
+            for (i, _) in self.arms.iter().enumerate() {
+                let errors: Option<Vec<f64>> = sweeps
+                    .iter()
+                    .map(|s| s.errors[i].as_ref().map(|e| e.get(m).iter().map(|x| x.1).collect::<Vec<_>>()))
+                    .collect::<Option<Vec<_>>>()
+                    .map(|v| v.concat());
+                mean_abs.insert((i, m), errors.and_then(|e| scoring::mean_abs(&e)));
+            }
+        }
+        Aggregate { sweeps: sweeps.len(), n, mean_abs }
+    }
+
+    /// The tier aggregates in table order.
+    pub fn tiers(&self) -> Vec<(Tier, Aggregate)> {
+        Tier::ORDER.iter().map(|&t| (t, self.aggregate(self.in_tier(t)))).collect()
+    }
+}
+
+/// Scores `arms` on the sweeps `selection` picks.
+pub fn score(corpora: &Corpora, scenarios: &ScenarioSet, arms: &[Arm], selection: &Selection) -> Scored {
+    let expressible = crate::corpus::scenario::expressible_keys(scenarios);
+    let records: BTreeMap<(&str, &str), &crate::corpus::inferencex::SettingsRecord> = corpora
+        .settings
+        .settings
+        .iter()
+        .map(|r| ((r.scenario.as_str(), r.label.as_str()), r))
+        .collect();
+    let absolutes: BTreeMap<(&str, &str), &crate::corpus::inferencex::Anchor> = corpora
+        .absolutes
+        .anchors
+        .iter()
+        .map(|a| ((a.scenario.as_str(), a.label.as_str()), a))
+        .collect();
+
+    let mut scored = Scored {
+        corpus_source: corpora.e2e.source.clone(),
+        release: corpora.release(),
+        selection: selection.clone(),
+        arms: arms
+            .iter()
+            .map(|a| (a.name.clone(), a.key.clone(), match &a.run {
+                ArmRun::NotRun(why) => Some(why.clone()),
+                ArmRun::Ran(_) => None,
+            }))
+            .collect(),
+        sweeps: Vec::new(),
+        dropped: Vec::new(),
+        excursions: Vec::new(),
+        prefix_caching_points: 0,
+        provenance_counts: BTreeMap::new(),
+        inexpressible_keys: BTreeSet::new(),
+    };
+
+    for sweep in &corpora.e2e.sweeps {
+        if sweep.framework != selection.framework {
+            continue;
+        }
+        let record = records.get(&(sweep.scenario.as_str(), sweep.label.as_str())).copied();
+        let mut points: Vec<&crate::corpus::e2e::Point> = sweep.points.iter().collect();
+        points.sort_by_key(|p| p.concurrency);
+        let anchor_c = points.first().map(|p| p.concurrency);
+        let recorded_at_anchor = record.zip(anchor_c).is_some_and(|(r, c)| r.by_concurrency.get(c).is_some());
+        if !tiers::config_tier_keeps(selection.config_tier, recorded_at_anchor) {
+            continue;
+        }
+        let evidence = settings::sweep_evidence(sweep, &points, record);
+        let tier = tiers::sweep_tier(&evidence, &expressible).unwrap_or(Tier::All);
+        scored.inexpressible_keys.extend(evidence.inexpressible(&expressible));
+
+        match score_sweep(sweep, &points, arms, absolutes.get(&(sweep.scenario.as_str(), sweep.label.as_str())).copied()) {
+            Err(reason) => scored.dropped.push(Dropped {
+                scenario: sweep.scenario.clone(),
+                label: sweep.label.clone(),
+                reason,
+            }),
+            Ok((errors, excursions, monotone)) => {
+                let points_n = points.len();
+                let ttft_n = points_n - excursions.len();
+                let comparisons = BTreeMap::from([
+                    (Metric::TpotShape, points_n - 1),
+                    (Metric::TpotMape, points_n),
+                    (Metric::TtftShape, ttft_n - 1),
+                    (Metric::TtftMape, ttft_n),
+                ]);
+                scored.prefix_caching_points += settings::prefix_caching_points(sweep, &points, record);
+                for ((field, provenance), n) in settings::provenance_counts(sweep, &points, record) {
+                    *scored.provenance_counts.entry((field, provenance)).or_default() += n;
+                }
+                scored.excursions.extend(excursions);
+                scored.sweeps.push(ScoredSweep {
+                    scenario: sweep.scenario.clone(),
+                    label: sweep.label.clone(),
+                    model: sweep.model.clone(),
+                    gpu: sweep.gpu.clone(),
+                    framework: sweep.framework.clone(),
+                    tier,
+                    monotone,
+                    comparisons,
+                    errors,
+                });
+            }
+        }
+    }
+    scored
+}
+
+type SweepScore = (Vec<Option<ArmErrors>>, Vec<Excursion>, bool);
+
+/// One sweep, whole or not at all: the reason it is dropped, or every run arm's errors.
+fn score_sweep(
+    sweep: &Sweep,
+    points: &[&crate::corpus::e2e::Point],
+    arms: &[Arm],
+    absolutes: Option<&crate::corpus::inferencex::Anchor>,
+) -> Result<SweepScore, String> {
+    if points.len() < 2 {
+        return Err(format!("{} point(s): a shape needs an anchor and one more", points.len()));
+    }
+    if let Some(p) = points.iter().find(|p| p.status != Status::Success) {
+        return Err(format!("c={} status {}", p.concurrency, p.status));
+    }
+    let conc: Vec<u32> = points.iter().map(|p| p.concurrency).collect();
+    let positive = |what: &str, values: &[Option<f64>]| -> Result<Vec<f64>, String> {
+        match scoring::first_non_positive(values) {
+            None => Ok(values.iter().map(|v| v.unwrap()).collect()),
+            Some(i) => Err(match values[i] {
+                None => format!("{what} at c={} is missing", conc[i]),
+                Some(v) => format!("{what} at c={} is not positive ({v})", conc[i]),
+            }),
+        }
+    };
+    let m_tpot = positive("measured TPOT relative", &points.iter().map(|p| p.measured_tpot_relative).collect::<Vec<_>>())?;
+    let m_ttft = positive("measured TTFT relative", &points.iter().map(|p| p.measured_ttft_relative).collect::<Vec<_>>())?;
+
+    // Check every run arm before scoring any: the sweep is dropped for all if one fails.
+    let mut arm_values = Vec::new();
+    for arm in arms {
+        let ArmRun::Ran(values) = &arm.run else {
+            arm_values.push(None);
+            continue;
+        };
+        let at = |c: u32| values.get(&PointKey::new(&sweep.scenario, &sweep.label, c)).copied().unwrap_or_default();
+        let tpot = positive(&format!("{} TPOT", arm.name), &conc.iter().map(|&c| at(c).tpot).collect::<Vec<_>>())?;
+        let ttft = positive(&format!("{} TTFT", arm.name), &conc.iter().map(|&c| at(c).ttft).collect::<Vec<_>>())?;
+        let measured_level = match arm.kind {
+            ArmKind::Published => None,
+            ArmKind::Simulated => {
+                let a = absolutes;
+                let tpot_us = positive(
+                    &format!("measured absolute TPOT ({ABSOLUTES_FILE})"),
+                    &conc.iter().map(|&c| a.and_then(|a| a.tpot_us(c))).collect::<Vec<_>>(),
+                )?;
+                let ttft_us = positive(
+                    &format!("measured absolute TTFT ({ABSOLUTES_FILE})"),
+                    &conc.iter().map(|&c| a.and_then(|a| a.ttft_us(c))).collect::<Vec<_>>(),
+                )?;
+                Some((tpot_us, ttft_us))
+            }
+        };
+        arm_values.push(Some((tpot, ttft, measured_level)));
+    }
+
+    let flagged = scoring::ttft_excursions(&m_ttft);
+    let excursions = flagged
+        .iter()
+        .enumerate()
+        .filter(|(_, &f)| f)
+        .map(|(i, _)| Excursion {
+            scenario: sweep.scenario.clone(),
+            label: sweep.label.clone(),
+            concurrency: conc[i],
+            measured_ttft_rel: m_ttft[i],
+            neighbours: (m_ttft[i - 1], m_ttft[i + 1]),
+        })
+        .collect();
+    let ttft_conc: Vec<u32> = scoring::without_flagged(&conc.iter().map(|&c| c as f64).collect::<Vec<_>>(), &flagged)
+        .into_iter()
+        .map(|c| c as u32)
+        .collect();
+    let m_ttft_kept = scoring::without_flagged(&m_ttft, &flagged);
+
+    let label = |cs: &[u32], e: Vec<f64>| -> Vec<(u32, f64)> { cs.iter().copied().zip(e).collect() };
+    let errors = arm_values
+        .into_iter()
+        .map(|v| {
+            v.map(|(tpot, ttft, measured_level)| {
+                let ttft_kept = scoring::without_flagged(&ttft, &flagged);
+                let (tpot_mape, ttft_mape) = match measured_level {
+                    None => (scoring::level_errors(&m_tpot, &tpot), scoring::level_errors(&m_ttft_kept, &ttft_kept)),
+                    Some((tpot_us, ttft_us)) => {
+                        let ms_to_us = |v: &[f64]| v.iter().map(|x| x * 1000.0).collect::<Vec<_>>();
+                        (
+                            scoring::level_errors(&tpot_us, &ms_to_us(&tpot)),
+                            scoring::level_errors(&scoring::without_flagged(&ttft_us, &flagged), &ms_to_us(&ttft_kept)),
+                        )
+                    }
+                };
+                ArmErrors {
+                    tpot_shape: label(&conc[1..], scoring::shape_errors(&m_tpot, &tpot)),
+                    tpot_mape: label(&conc, tpot_mape),
+                    ttft_shape: label(&ttft_conc[1..], scoring::shape_errors(&m_ttft_kept, &ttft_kept)),
+                    ttft_mape: label(&ttft_conc, ttft_mape),
+                }
+            })
+        })
+        .collect();
+    Ok((errors, excursions, scoring::strictly_increasing(&m_tpot)))
+}
+
+/// Loads the corpora and the scenario tree the scorer needs, or refuses naming the flag.
+pub fn load_inputs(inputs: &Inputs) -> Result<(Corpora, ScenarioSet), TaskError> {
+    let measurements = inputs.require_dir(InputKind::Measurements, "the corpus scorer")?;
+    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, "the corpus scorer")?;
+    let corpora = Corpora::load(measurements)?;
+    let scenarios = crate::corpus::scenario::load_dir(scenarios_dir)?;
+    Ok((corpora, scenarios))
+}
+
+/// The headline table's AISimulate and AIC columns (PUBLISHED-FIGURES.md section 3) for the
+/// release gate. Values are keyed `<tier>.sweeps`, `<tier>.n_shape`, `<tier>.n_mape`,
+/// `<tier>.n_ttft_shape`, `<tier>.n_ttft_mape`, `<tier>.<arm>.<metric>` (tier: `strict`,
+/// `measured_or_resolved`, `all`; arm: `aisimulate`, `aic`, and `blis` once it is run; metric:
+/// `tpot_shape`, `tpot_mape`, `ttft_shape`, `ttft_mape`), plus `ttft_excursions`,
+/// `prefix_caching_points` and `dropped_sweeps`. A cell with no comparisons has no value.
+pub fn task_headline(inputs: &Inputs, config_tier: Option<ConfigTier>) -> TaskResult {
+    let (corpora, scenarios) = load_inputs(inputs)?;
+    let arms = headline_arms(&corpora.e2e, None);
+    let scored = score(&corpora, &scenarios, &arms, &Selection::vllm(config_tier));
+    Ok(headline_output(&scored))
+}
+
+/// The report text and the named values of a scored run.
+pub fn headline_output(scored: &Scored) -> TaskOutput {
+    let mut out = TaskOutput { report: render::report(scored), ..TaskOutput::default() };
+    for (tier, agg) in scored.tiers() {
+        let t = tier.key();
+        out.count(format!("{t}.sweeps"), agg.sweeps as u64);
+        out.count(format!("{t}.n_shape"), agg.n[&Metric::TpotShape] as u64);
+        out.count(format!("{t}.n_mape"), agg.n[&Metric::TpotMape] as u64);
+        out.count(format!("{t}.n_ttft_shape"), agg.n[&Metric::TtftShape] as u64);
+        out.count(format!("{t}.n_ttft_mape"), agg.n[&Metric::TtftMape] as u64);
+        for (i, (_, key, _)) in scored.arms.iter().enumerate() {
+            for m in Metric::ALL {
+                if let Some(Some(v)) = agg.mean_abs.get(&(i, m)) {
+                    out.number(format!("{t}.{key}.{}", m.key()), *v);
+                }
+            }
+        }
+    }
+    out.count("ttft_excursions", scored.excursions.len() as u64);
+    out.count("prefix_caching_points", scored.prefix_caching_points as u64);
+    out.count("dropped_sweeps", scored.dropped.len() as u64);
+    out
+}
+
+#[cfg(test)]
+mod tests;

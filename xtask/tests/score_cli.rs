@@ -1,0 +1,128 @@
+//! `cargo xtask score` as a user runs it: refusals, usage errors, and the gaps file kept off
+//! stdout. Each test is one fluent chain named after the behaviour; the builder clears every
+//! BLIS_* variable so the caller's environment cannot leak in.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::path::Path;
+
+fn xtask(cwd: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("xtask").unwrap();
+    cmd.current_dir(cwd);
+    for var in ["BLIS_MEASUREMENTS", "BLIS_CATALOG", "BLIS_REGISTRY", "BLIS_SCENARIOS", "BLIS_BIN"] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+/// A one-sweep corpus and scenario tree (synthetic: no third-party data).
+fn tiny_inputs(root: &Path) {
+    let m = root.join("measurements");
+    std::fs::create_dir_all(&m).unwrap();
+    let point = |c: u32, r: f64| {
+        format!(
+            r#"{{"concurrency": {c}, "status": "success", "measured_tpot_relative": {r},
+            "measured_ttft_relative": {r}, "aisimulate_tpot_relative": {r}, "aisimulate_ttft_relative": {r},
+            "aic_tpot_relative": {r}, "aic_ttft_relative": {r}}}"#
+        )
+    };
+    let totals = r#"{"points": 0, "tpot_mape_pct": 0, "tpot_shape_error_pct": 0, "ttft_mape_pct": 0, "ttft_shape_error_pct": 0}"#;
+    let e2e = format!(
+        r#"{{"source": "tiny", "measurement_source": "x", "snapshot": {{"release_tag": "r1"}}, "scope": {{}},
+        "aisimulate_totals": {totals}, "aic_totals": {totals}, "selection": {{}},
+        "sweeps": [{{"scenario": "m.yaml", "model": "m", "gpu": "h100", "workload": "1024:1024", "label": "1k1k",
+          "framework": "vllm", "precision": "fp8", "serving": "aggregated", "spec_method": "none",
+          "parallelism": {{"tp_size": 1, "pp_size": 1, "attention_dp_size": 1, "moe_ep_size": null, "moe_tp_size": null}},
+          "topology_id": "t", "points": [{}, {}]}}]}}"#,
+        point(1, 1.0),
+        point(2, 2.0)
+    );
+    std::fs::write(m.join("aisimulate_e2e.json"), e2e).unwrap();
+    std::fs::write(
+        m.join("inferencex_absolutes.json"),
+        r#"{"source": "s", "source_url": "u", "release_tag": "r1", "metrics": "m", "validation": "v", "anchors": []}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        m.join("inferencex_engine_settings.json"),
+        r#"{"source": "s", "source_url": "u", "release_tag": "r1", "run_selection": "x", "settings": []}"#,
+    )
+    .unwrap();
+    std::fs::write(m.join("scoreable.json"), "[]").unwrap();
+    let s = root.join("scenarios");
+    std::fs::create_dir_all(&s).unwrap();
+    std::fs::write(
+        s.join("m.yaml"),
+        "kind: Scenario\nname: m\nmodel: m\ncoefficients: [c]\ncluster: {hardware: h100, nodes: 1, gpus_per_node: 8}\n---\nkind: Deployment\nname: m\npools:\n  - {role: colocated, nodes: 1, parallel: {tp: 1, pp: 1, dp: 1}, engine: {max_num_seqs: 8}}\n",
+    )
+    .unwrap();
+    for d in ["catalog", "registry"] {
+        std::fs::create_dir_all(root.join(d)).unwrap();
+    }
+}
+
+#[test]
+fn missing_measurements_is_refused_naming_flag_and_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    xtask(dir.path())
+        .args(["score", "--framework", "vllm", "--scenarios", "."])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("--measurements").and(predicate::str::contains("BLIS_MEASUREMENTS")));
+}
+
+#[test]
+fn gaps_without_a_catalog_is_refused_before_scoring() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    xtask(dir.path())
+        .args(["score", "--measurements", "measurements", "--scenarios", "scenarios", "--registry", "registry"])
+        .args(["--catalog", "no-such-dir", "--gaps", "gaps.txt"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("--catalog").and(predicate::str::contains("BLIS_CATALOG")));
+}
+
+#[test]
+fn unknown_config_tier_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    xtask(dir.path())
+        .args(["score", "--config-tier", "strict"])
+        .assert()
+        .code(64)
+        .stderr(predicate::str::contains("expected measured or resolved"));
+}
+
+#[test]
+fn gaps_go_to_the_file_and_never_to_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    xtask(dir.path())
+        .args(["score", "--framework", "vllm", "--measurements", "measurements", "--scenarios", "scenarios"])
+        .args(["--catalog", "catalog", "--registry", "registry", "--gaps", "gaps.txt"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("ALL (approximate): 1 sweeps, n 1 / 2")
+                .and(predicate::str::contains("not run: needs --blis PATH"))
+                .and(predicate::str::contains("gap ").not()),
+        );
+    let gaps = std::fs::read_to_string(dir.path().join("gaps.txt")).unwrap();
+    assert!(gaps.starts_with("coverage gaps of aisimulate_e2e.json (release r1"), "{gaps}");
+    assert!(gaps.contains("gap m.yaml 1k1k sweep [catalog] missing catalog file (model graph): models/m/graph.yaml"), "{gaps}");
+}
+
+#[test]
+fn environment_variables_supply_the_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    xtask(dir.path())
+        .env("BLIS_MEASUREMENTS", dir.path().join("measurements"))
+        .env("BLIS_SCENARIOS", dir.path().join("scenarios"))
+        .args(["score", "--config-tier", "resolved"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("config tier resolved"));
+}
