@@ -96,6 +96,11 @@ pub enum Command {
         #[command(flatten)]
         inputs: InputArgs,
     },
+    /// The sensitivity table: baseline, engine settings varied, numpy seeds 1..4.
+    Sensitivity {
+        #[command(flatten)]
+        inputs: InputArgs,
+    },
     /// Build the test double and print its path (for `--blis "$(cargo xtask blis double)"`).
     Double,
 }
@@ -106,6 +111,10 @@ pub fn run(cmd: Command) -> Result<u8> {
         Command::Determinism { inputs } => finish(blis::task_determinism(&inputs.resolve()).map(|out| {
             print!("{}", out.report);
             out.values.get("bit_identical") == Some(&harness::task::Value::Check(true))
+        })),
+        Command::Sensitivity { inputs } => finish(blis::task_sensitivity(&inputs.resolve()).map(|out| {
+            print!("{}", out.report);
+            out.values.get("rows_agree_on_n") == Some(&harness::task::Value::Check(true))
         })),
         Command::Double => {
             println!("{}", blis::double::build()?.display());
@@ -148,4 +157,26 @@ fn run_file(path: &std::path::Path, args: &RunArgs, inputs: &Inputs) -> Result<u
         print!("{}", blis::render_outcomes(&report.outcomes));
         Ok(report.summary.failed == 0)
     }))
+}
+
+/// The BLIS column of `cargo xtask score --blis PATH`: every point of the selected sweeps, run
+/// (or served from the cache) with `args`; points without a value are listed on stderr and
+/// their sweeps are dropped by the scorer.
+pub fn score_arm(
+    args: &RunArgs,
+    inputs: &Inputs,
+    corpora: &harness::score::Corpora,
+    scenarios: &harness::corpus::scenario::ScenarioSet,
+    selection: &harness::score::Selection,
+) -> Result<harness::score::Arm, TaskError> {
+    let needed_for = "the BLIS column";
+    let opts = args.options(inputs, needed_for)?;
+    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?;
+    let fixtures = blis::FixtureSet::committed()?;
+    let plan = blis::arm::plan(corpora, scenarios, scenarios_dir, Some(&opts.catalog), &fixtures, 0, selection);
+    let (arm, report) = blis::arm::run_arm(&plan, &opts)?;
+    for line in blis::arm::missing_points(&plan, &report) {
+        eprintln!("blis: no value: {line}");
+    }
+    Ok(arm)
 }

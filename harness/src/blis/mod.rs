@@ -7,6 +7,7 @@
 //! last lines of the binary's stderr; the caller drops its sweep (REFERENCE.md section 6).
 //! See docs/blis-arm.md.
 
+pub mod arm;
 pub mod binary;
 pub mod cache;
 pub mod determinism;
@@ -19,6 +20,7 @@ pub mod shard;
 pub mod variant;
 pub mod workload;
 
+pub use arm::task_sensitivity;
 pub use cache::Cache;
 pub use determinism::task_determinism;
 pub use lengths::FixtureSet;
