@@ -69,7 +69,7 @@ fn engine_settings(values: &[settings::Setting]) -> Result<EngineSettings, Strin
         values
             .iter()
             .find(|s| s.field == field)
-            .and_then(|s| s.value.clone())
+            .and_then(|s| s.value)
             .ok_or_else(|| format!("no value for {field}"))
     };
     let int = |field: &str| match get(field)? {
