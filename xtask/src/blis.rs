@@ -178,5 +178,11 @@ pub fn score_arm(
     for line in blis::arm::missing_points(&plan, &report) {
         eprintln!("blis: no value: {line}");
     }
+    if report.summary.other_shard > 0 {
+        eprintln!(
+            "blis: {} points belong to other shards: this table is partial; merge the shard caches and score with --cache-only",
+            report.summary.other_shard
+        );
+    }
     Ok(arm)
 }

@@ -117,6 +117,7 @@ pub fn run_arm(plan: &Plan, opts: &RunOptions) -> Result<(Arm, RunReport), TaskE
 }
 
 /// Points without a value, one line each (`scenario label c=N: why`), plus stderr tails.
+/// Points left to other shards are not listed (the summary line counts them).
 pub fn missing_points(plan: &Plan, report: &RunReport) -> Vec<String> {
     let mut lines: Vec<String> = plan
         .unplannable
@@ -124,7 +125,7 @@ pub fn missing_points(plan: &Plan, report: &RunReport) -> Vec<String> {
         .map(|(k, why)| format!("{} {} c={}: not run: {why}", k.scenario, k.label, k.concurrency))
         .collect();
     for ((key, _), outcome) in plan.points.iter().zip(&report.outcomes) {
-        if let Err(f) = &outcome.result {
+        if let Some(f) = outcome.result.as_ref().err().filter(|f| f.kind != super::FailureKind::OtherShard) {
             let mut line = format!("{} {} c={}: {:?}: {}", key.scenario, key.label, key.concurrency, f.kind, f.reason);
             for l in &f.stderr_tail {
                 line += &format!("\n    stderr: {l}");
