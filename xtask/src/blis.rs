@@ -99,6 +99,8 @@ pub enum Command {
     /// The sensitivity table: baseline, engine settings varied, numpy seeds 1..4.
     Sensitivity {
         #[command(flatten)]
+        run: RunArgs,
+        #[command(flatten)]
         inputs: InputArgs,
     },
     /// Build the test double and print its path (for `--blis "$(cargo xtask blis double)"`).
@@ -112,10 +114,14 @@ pub fn run(cmd: Command) -> Result<u8> {
             print!("{}", out.report);
             out.values.get("bit_identical") == Some(&harness::task::Value::Check(true))
         })),
-        Command::Sensitivity { inputs } => finish(blis::task_sensitivity(&inputs.resolve()).map(|out| {
-            print!("{}", out.report);
-            out.values.get("rows_agree_on_n") == Some(&harness::task::Value::Check(true))
-        })),
+        Command::Sensitivity { run, inputs } => {
+            let inputs = inputs.resolve();
+            finish(run.options(&inputs, "the BLIS sensitivity table").and_then(|opts| {
+                let out = blis::arm::task_sensitivity_with(&inputs, Some(opts))?;
+                print!("{}", out.report);
+                Ok(out.values.get("rows_agree_on_n") == Some(&harness::task::Value::Check(true)))
+            }))
+        }
         Command::Double => {
             println!("{}", blis::double::build()?.display());
             Ok(exit::OK)

@@ -150,6 +150,12 @@ fn is_monotone(sweep: &crate::corpus::e2e::Sweep) -> bool {
 /// binary, each row scored by the corpus scorer (BLIS arm only, monotone sweeps, TPOT and TTFT
 /// shape, mean |e|). `n` is the TPOT-shape comparison count of the baseline.
 pub fn task_sensitivity(inputs: &crate::inputs::Inputs) -> crate::task::TaskResult {
+    task_sensitivity_with(inputs, None)
+}
+
+/// `task_sensitivity` with the caller's run options (workers, cache, shard: `cargo xtask blis
+/// sensitivity` flags); `None` is the defaults over `--blis`, `--catalog` and `--registry`.
+pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOptions>) -> crate::task::TaskResult {
     use crate::inputs::InputKind;
     use crate::score::Metric;
     let needed_for = "the BLIS sensitivity table";
@@ -161,6 +167,7 @@ pub fn task_sensitivity(inputs: &crate::inputs::Inputs) -> crate::task::TaskResu
     let fixtures = FixtureSet::committed()?;
     let selection = Selection::vllm(None);
     let mut plan = plan(&corpora, &scenarios, &scenarios_dir, Some(&catalog), &fixtures, 0, &selection);
+    let catalog = run.as_ref().map_or(catalog, |o| o.catalog.clone());
     let monotone: std::collections::BTreeSet<(String, String)> = corpora
         .e2e
         .sweeps
@@ -173,8 +180,11 @@ pub fn task_sensitivity(inputs: &crate::inputs::Inputs) -> crate::task::TaskResu
     plan.unplannable.retain(|(k, _)| keep(k));
     let keys: Vec<PointKey> = plan.points.iter().map(|(k, _)| k.clone()).collect();
     let base: Vec<PointSpec> = plan.points.iter().map(|(_, s)| s.clone()).collect();
-    let mut opts = RunOptions::new(binary, catalog, registry);
-    opts.progress = super::ProgressMode::Quiet;
+    let opts = run.unwrap_or_else(|| {
+        let mut opts = RunOptions::new(binary, catalog, registry);
+        opts.progress = super::ProgressMode::Quiet;
+        opts
+    });
     let reseed = |p: &PointSpec, seed: u64| fixtures.reseed(p, seed);
     let score = |_: &[PointSpec], outcomes: &[PointOutcome]| -> anyhow::Result<super::sensitivity::RowScore> {
         let arms = [arm_values(&keys, outcomes, &plan.unplannable)];
