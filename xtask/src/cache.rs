@@ -1,10 +1,51 @@
-//! Placeholder: filled in by its issue.
+//! `cargo xtask cache merge DIR... [--into DIR]` and `cargo xtask cache stats [DIR]`: the BLIS
+//! point cache (harness::blis::cache). Merging is how shard jobs' caches are combined before a
+//! final job scores with `--cache-only`.
 
 use anyhow::Result;
+use harness::blis::{cache, default_cache_dir};
+use harness::task::exit;
+use std::path::PathBuf;
 
 #[derive(clap::Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Combine shard caches; two different entries for one key are an error (nothing written).
+    Merge {
+        #[arg(required = true, value_name = "DIR")]
+        sources: Vec<PathBuf>,
+        /// Target cache [default: target-cache/blis]
+        #[arg(long, value_name = "DIR")]
+        into: Option<PathBuf>,
+    },
+    /// Count entries and verify every checksum.
+    Stats {
+        /// [default: target-cache/blis]
+        dir: Option<PathBuf>,
+    },
+}
 
 pub fn run(cmd: Command) -> Result<u8> {
-    match cmd {}
+    match cmd {
+        Command::Merge { sources, into } => {
+            let into = into.unwrap_or_else(default_cache_dir);
+            let stats = cache::merge(&sources, &into)?;
+            println!(
+                "merged {} source(s) into {}: {} entries copied, {} already present",
+                sources.len(),
+                harness::paths::display(&into),
+                stats.copied,
+                stats.already_present
+            );
+            Ok(exit::OK)
+        }
+        Command::Stats { dir } => {
+            let dir = dir.unwrap_or_else(default_cache_dir);
+            let stats = cache::stats(&dir)?;
+            println!("{}: {} entries, {} bytes, {} corrupt", harness::paths::display(&dir), stats.entries, stats.bytes, stats.corrupt.len());
+            for path in &stats.corrupt {
+                println!("corrupt: {}", harness::paths::display(path));
+            }
+            Ok(if stats.corrupt.is_empty() { exit::OK } else { exit::FAILED })
+        }
+    }
 }

@@ -3,6 +3,7 @@
 //! workspace root, never from the working directory.
 
 mod bench;
+mod blis;
 mod cache;
 mod fixtures;
 mod inputs;
@@ -40,6 +41,9 @@ enum Task {
     Lock(lock::Command),
     /// Score the corpora (and the BLIS arm when --blis is given).
     Score(score::Args),
+    /// The BLIS arm: run points, the determinism figure, the test double.
+    #[command(subcommand)]
+    Blis(blis::Command),
     /// The BLIS point cache.
     #[command(subcommand)]
     Cache(cache::Command),
@@ -64,6 +68,7 @@ fn main() -> ExitCode {
         Task::Vendor(args) => vendor::run(args),
         Task::Lock(cmd) => lock::run(cmd),
         Task::Score(args) => score::run(args),
+        Task::Blis(cmd) => blis::run(cmd),
         Task::Cache(cmd) => cache::run(cmd),
         Task::Bench(cmd) => bench::run(cmd),
     };

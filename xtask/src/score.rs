@@ -1,5 +1,5 @@
 //! `cargo xtask score --framework vllm [--config-tier measured|resolved] [--gaps FILE]`:
-//! scores the corpus arms (and BLIS once its runner lands) and prints the report; the coverage
+//! scores the corpus arms (and BLIS with --blis PATH) and prints the report; the coverage
 //! gaps go to `--gaps FILE` only.
 
 use crate::inputs::InputArgs;
@@ -25,6 +25,9 @@ pub struct Args {
     pub gaps: Option<PathBuf>,
     #[command(flatten)]
     pub inputs: InputArgs,
+    /// How the BLIS arm runs when --blis is given (docs/blis-arm.md).
+    #[command(flatten)]
+    pub blis: crate::blis::RunArgs,
 }
 
 fn parse_config_tier(text: &str) -> Result<ConfigTier, String> {
@@ -53,8 +56,12 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<(), TaskEr
         None => None,
     };
     let (corpora, scenarios) = score::load_inputs(inputs)?;
-    let arms = score::headline_arms(&corpora.e2e, None);
     let selection = score::Selection { framework: args.framework.clone(), config_tier: args.config_tier };
+    let blis_arm = match inputs.get(InputKind::Blis) {
+        Some(_) => Some(crate::blis::score_arm(&args.blis, inputs, &corpora, &scenarios, &selection)?),
+        None => None,
+    };
+    let arms = score::headline_arms(&corpora.e2e, blis_arm);
     let scored = score::score(&corpora, &scenarios, &arms, &selection);
     let catalog = inputs.get(InputKind::Catalog).map(|c| c.path.as_path()).filter(|p| p.is_dir());
     let text = format!(

@@ -1,0 +1,210 @@
+//! The BLIS arm of the corpus scorer: one `PointSpec` per point of every selected sweep, with
+//! the point's resolved engine settings (the scorer's `settings::point_settings`, REFERENCE.md
+//! section 6) and its numpy fixture vectors, run through `run_points`, and turned into the
+//! scorer's `Arm` (milliseconds per `PointKey`). A point that cannot be planned or run has no
+//! value, and the scorer drops its sweep for every arm.
+
+use super::{run_points, EngineSettings, FixtureSet, PointOutcome, PointSpec, RunOptions, RunReport};
+use crate::corpus::inferencex::SettingValue;
+use crate::corpus::scenario::ScenarioSet;
+use crate::score::{settings, Arm, ArmPoint, Corpora, PointKey, Selection};
+use crate::task::TaskError;
+use oracles::tiers;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// What the arm will run, and the points it cannot (with why).
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    pub points: Vec<(PointKey, PointSpec)>,
+    pub unplannable: Vec<(PointKey, String)>,
+}
+
+/// The points of the sweeps `selection` keeps, in corpus order. `seed` picks the fixture
+/// vectors (0: the benchmark's own).
+pub fn plan(
+    corpora: &Corpora,
+    scenarios: &ScenarioSet,
+    scenarios_dir: &Path,
+    catalog: Option<&Path>,
+    fixtures: &FixtureSet,
+    seed: u64,
+    selection: &Selection,
+) -> Plan {
+    let records: BTreeMap<(&str, &str), _> =
+        corpora.settings.settings.iter().map(|r| ((r.scenario.as_str(), r.label.as_str()), r)).collect();
+    let mut plan = Plan::default();
+    for sweep in corpora.e2e.sweeps.iter().filter(|s| s.framework == selection.framework) {
+        let record = records.get(&(sweep.scenario.as_str(), sweep.label.as_str())).copied();
+        let anchor = sweep.points.iter().map(|p| p.concurrency).min();
+        let recorded_at_anchor = record.zip(anchor).is_some_and(|(r, c)| r.by_concurrency.get(c).is_some());
+        if !tiers::config_tier_keeps(selection.config_tier, recorded_at_anchor) {
+            continue;
+        }
+        let scenario = scenarios.get(&sweep.scenario).ok();
+        let hardware = scenario.map(|s| s.header.cluster.hardware.as_str()).unwrap_or(&sweep.gpu);
+        let memory = settings::device_memory(catalog, hardware, &sweep.gpu);
+        for point in &sweep.points {
+            let key = PointKey::new(&sweep.scenario, &sweep.label, point.concurrency);
+            let spec = (|| -> Result<PointSpec, String> {
+                scenarios.get(&sweep.scenario)?;
+                let (isl, osl) = sweep.workload_lengths()?;
+                let values = settings::point_settings(sweep, point.concurrency, record, scenario, memory);
+                let engine = engine_settings(&values)?;
+                fixtures
+                    .point(scenarios_dir.join(&sweep.scenario), engine, isl, osl, point.concurrency, seed)
+                    .map_err(|e| format!("{e:#}"))
+            })();
+            match spec {
+                Ok(spec) => plan.points.push((key, spec)),
+                Err(why) => plan.unplannable.push((key, why)),
+            }
+        }
+    }
+    plan
+}
+
+fn engine_settings(values: &[settings::Setting]) -> Result<EngineSettings, String> {
+    let get = |field: &str| {
+        values
+            .iter()
+            .find(|s| s.field == field)
+            .and_then(|s| s.value)
+            .ok_or_else(|| format!("no value for {field}"))
+    };
+    let int = |field: &str| match get(field)? {
+        SettingValue::Int(v) => u32::try_from(v).map_err(|_| format!("{field} {v} out of range")),
+        other => Err(format!("{field} is {other}, expected an integer")),
+    };
+    Ok(EngineSettings {
+        max_num_seqs: int("max_num_seqs")?,
+        max_num_batched_tokens: int("max_num_batched_tokens")?,
+        block_size: int("block_size")?,
+        enable_prefix_caching: match get("enable_prefix_caching")? {
+            SettingValue::Bool(b) => b,
+            other => return Err(format!("enable_prefix_caching is {other}, expected a bool")),
+        },
+    })
+}
+
+/// The outcomes as the scorer's arm: milliseconds where the point ran, no value otherwise.
+pub fn arm_from(plan: &Plan, outcomes: &[PointOutcome]) -> Arm {
+    let keys: Vec<PointKey> = plan.points.iter().map(|(k, _)| k.clone()).collect();
+    arm_values(&keys, outcomes, &plan.unplannable)
+}
+
+fn arm_values(keys: &[PointKey], outcomes: &[PointOutcome], unplannable: &[(PointKey, String)]) -> Arm {
+    let mut points = BTreeMap::new();
+    for (key, outcome) in keys.iter().zip(outcomes) {
+        let value = match &outcome.result {
+            Ok(m) => ArmPoint { tpot: Some(m.tpot_ms), ttft: Some(m.ttft_ms) },
+            Err(_) => ArmPoint::default(),
+        };
+        points.insert(key.clone(), value);
+    }
+    for (key, _) in unplannable {
+        points.insert(key.clone(), ArmPoint::default());
+    }
+    Arm::simulated("BLIS", "blis", points)
+}
+
+/// Plans and runs the arm. The report lists every point that has no value and why (to stderr
+/// by the caller), so a dropped sweep is explained.
+pub fn run_arm(plan: &Plan, opts: &RunOptions) -> Result<(Arm, RunReport), TaskError> {
+    let specs: Vec<PointSpec> = plan.points.iter().map(|(_, s)| s.clone()).collect();
+    let report = run_points(&specs, opts)?;
+    Ok((arm_from(plan, &report.outcomes), report))
+}
+
+/// Points without a value, one line each (`scenario label c=N: why`), plus stderr tails.
+/// Points left to other shards are not listed (the summary line counts them).
+pub fn missing_points(plan: &Plan, report: &RunReport) -> Vec<String> {
+    let mut lines: Vec<String> = plan
+        .unplannable
+        .iter()
+        .map(|(k, why)| format!("{} {} c={}: not run: {why}", k.scenario, k.label, k.concurrency))
+        .collect();
+    for ((key, _), outcome) in plan.points.iter().zip(&report.outcomes) {
+        if let Some(f) = outcome.result.as_ref().err().filter(|f| f.kind != super::FailureKind::OtherShard) {
+            let mut line = format!("{} {} c={}: {:?}: {}", key.scenario, key.label, key.concurrency, f.kind, f.reason);
+            for l in &f.stderr_tail {
+                line += &format!("\n    stderr: {l}");
+            }
+            lines.push(line);
+        }
+    }
+    lines
+}
+
+/// Sweeps whose measured TPOT relative strictly increases with concurrency (the sensitivity
+/// table's "monotone" points, REFERENCE.md section 9; the scorer's `ScoredSweep::monotone`).
+fn is_monotone(sweep: &crate::corpus::e2e::Sweep) -> bool {
+    let mut points: Vec<_> = sweep.points.iter().collect();
+    points.sort_by_key(|p| p.concurrency);
+    let rel: Option<Vec<f64>> = points.iter().map(|p| p.measured_tpot_relative).collect();
+    rel.is_some_and(|r| r.windows(2).all(|w| w[1] > w[0]))
+}
+
+/// The sensitivity figure (harness/figures.yaml, task `sensitivity`): the vLLM sweeps whose
+/// measured TPOT rises monotonically, every row of `sensitivity::variants()` run through the
+/// binary, each row scored by the corpus scorer (BLIS arm only, monotone sweeps, TPOT and TTFT
+/// shape, mean |e|). `n` is the TPOT-shape comparison count of the baseline.
+pub fn task_sensitivity(inputs: &crate::inputs::Inputs) -> crate::task::TaskResult {
+    task_sensitivity_with(inputs, None)
+}
+
+/// `task_sensitivity` with the caller's run options (workers, cache, shard: `cargo xtask blis
+/// sensitivity` flags); `None` is the defaults over `--blis`, `--catalog` and `--registry`.
+pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOptions>) -> crate::task::TaskResult {
+    use crate::inputs::InputKind;
+    use crate::score::Metric;
+    let needed_for = "the BLIS sensitivity table";
+    let binary = super::binary::require(inputs, needed_for)?;
+    let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
+    let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
+    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?.to_path_buf();
+    let (corpora, scenarios) = crate::score::load_inputs(inputs)?;
+    let fixtures = FixtureSet::committed()?;
+    let selection = Selection::vllm(None);
+    let mut plan = plan(&corpora, &scenarios, &scenarios_dir, Some(&catalog), &fixtures, 0, &selection);
+    let catalog = run.as_ref().map_or(catalog, |o| o.catalog.clone());
+    let monotone: std::collections::BTreeSet<(String, String)> = corpora
+        .e2e
+        .sweeps
+        .iter()
+        .filter(|s| s.framework == selection.framework && is_monotone(s))
+        .map(|s| (s.scenario.clone(), s.label.clone()))
+        .collect();
+    let keep = |k: &PointKey| monotone.contains(&(k.scenario.clone(), k.label.clone()));
+    plan.points.retain(|(k, _)| keep(k));
+    plan.unplannable.retain(|(k, _)| keep(k));
+    let keys: Vec<PointKey> = plan.points.iter().map(|(k, _)| k.clone()).collect();
+    let base: Vec<PointSpec> = plan.points.iter().map(|(_, s)| s.clone()).collect();
+    let opts = run.unwrap_or_else(|| {
+        let mut opts = RunOptions::new(binary, catalog, registry);
+        opts.progress = super::ProgressMode::Quiet;
+        opts
+    });
+    let reseed = |p: &PointSpec, seed: u64| fixtures.reseed(p, seed);
+    let score = |_: &[PointSpec], outcomes: &[PointOutcome]| -> anyhow::Result<super::sensitivity::RowScore> {
+        let arms = [arm_values(&keys, outcomes, &plan.unplannable)];
+        let scored = crate::score::score(&corpora, &scenarios, &arms, &selection);
+        let agg = scored.aggregate(scored.sweeps.iter().filter(|s| s.monotone));
+        let mean = |m: Metric| agg.mean_abs.get(&(0, m)).copied().flatten();
+        Ok(super::sensitivity::RowScore {
+            n: agg.n[&Metric::TpotShape] as u64,
+            tpot_shape: mean(Metric::TpotShape).ok_or_else(|| anyhow::anyhow!("no TPOT shape comparisons"))?,
+            ttft_shape: mean(Metric::TtftShape).ok_or_else(|| anyhow::anyhow!("no TTFT shape comparisons"))?,
+        })
+    };
+    let table = super::sensitivity::sensitivity(&base, &reseed, &opts, &score)?;
+    let mut out = table.output();
+    out.report = format!(
+        "BLIS sensitivity: {} monotone vLLM sweeps, {} points ({} not runnable)\n{}",
+        monotone.len(),
+        base.len() + plan.unplannable.len(),
+        plan.unplannable.len(),
+        out.report
+    );
+    Ok(out)
+}

@@ -1,0 +1,90 @@
+//! The determinism figure: one point run twice outside the cache must give bit-identical
+//! metrics (REFERENCE.md section 7: a point is a pure function of binary, scenario variant,
+//! workload and seed).
+
+use super::{run_points, CacheMode, EngineSettings, PointSpec, ProgressMode, RunOptions};
+use crate::inputs::{InputKind, Inputs};
+use crate::task::{TaskError, TaskOutput, TaskResult};
+use anyhow::{anyhow, Context, Result};
+use std::path::Path;
+
+const ISL: u32 = 1024;
+const OSL: u32 = 1024;
+const CONCURRENCY: u32 = 4;
+
+/// The point the figure runs: the first vLLM scenario by file name, its own engine settings
+/// (prefix caching on when the file does not say: vLLM's default, REFERENCE.md section 6),
+/// 1024:1024 at concurrency 4, with the committed numpy seed-0 vectors of that point.
+pub fn determinism_point(scenarios: &Path) -> Result<PointSpec> {
+    let mut files: Vec<_> = std::fs::read_dir(scenarios)
+        .with_context(|| format!("listing {}", scenarios.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    let is_vllm = |p: &&std::path::PathBuf| p.file_name().is_some_and(|n| n.to_string_lossy().contains("vllm"));
+    let file = files
+        .iter()
+        .find(is_vllm)
+        .or(files.first())
+        .ok_or_else(|| anyhow!("{} holds no scenario files", scenarios.display()))?;
+    let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let stated = super::variant::stated_settings(&text).with_context(|| format!("{}", file.display()))?;
+    let missing = |f: &str| anyhow!("{}: pools[0].engine.{f} is not stated", file.display());
+    let engine = EngineSettings {
+        max_num_seqs: stated.max_num_seqs.ok_or_else(|| missing("max_num_seqs"))?,
+        max_num_batched_tokens: stated.max_num_batched_tokens.ok_or_else(|| missing("max_num_batched_tokens"))?,
+        block_size: stated.block_size.ok_or_else(|| missing("block_size"))?,
+        enable_prefix_caching: stated.enable_prefix_caching.unwrap_or(true),
+    };
+    let fixtures = super::FixtureSet::load(&crate::fixtures::default_dir(), &[0])?;
+    fixtures.point(file.clone(), engine, ISL, OSL, CONCURRENCY, 0)
+}
+
+pub fn task_determinism(inputs: &Inputs) -> TaskResult {
+    let needed_for = "the BLIS determinism figure";
+    let binary = super::binary::require(inputs, needed_for)?;
+    let scenarios = inputs.require_dir(InputKind::Scenarios, needed_for)?;
+    let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?;
+    let registry = inputs.require_dir(InputKind::Registry, needed_for)?;
+    let point = determinism_point(scenarios)?;
+    let mut opts = RunOptions::new(binary, catalog.to_path_buf(), registry.to_path_buf());
+    opts.cache = CacheMode::Off;
+    opts.workers = 1;
+    opts.progress = ProgressMode::Silent;
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        let report = run_points(std::slice::from_ref(&point), &opts)?;
+        let outcome = report.outcomes.into_iter().next().expect("one point in, one outcome out");
+        match outcome.result {
+            Ok(m) => runs.push(m),
+            Err(f) => {
+                return Err(TaskError::Failed(anyhow!(
+                    "{}: {:?}: {}\n{}",
+                    outcome.label,
+                    f.kind,
+                    f.reason,
+                    f.stderr_tail.join("\n")
+                )))
+            }
+        }
+    }
+    let (a, b) = (&runs[0], &runs[1]);
+    let fields = [
+        ("tpot_ms", a.tpot_ms.to_bits() == b.tpot_ms.to_bits()),
+        ("ttft_ms", a.ttft_ms.to_bits() == b.ttft_ms.to_bits()),
+        ("completed", a.completed == b.completed),
+        ("tpot_samples", a.tpot_samples == b.tpot_samples),
+        ("ttft_samples", a.ttft_samples == b.ttft_samples),
+    ];
+    let identical = fields.iter().all(|(_, same)| *same);
+    let mut report = format!("BLIS determinism: one point, two runs outside the cache\npoint: {}\n", point.label());
+    for (name, same) in fields {
+        report += &format!("  {name:<13} {}\n", if same { "bit-identical" } else { "DIFFERS" });
+    }
+    report += &format!("verdict: {}\n", if identical { "deterministic" } else { "NOT deterministic" });
+    let mut out = TaskOutput { report, ..TaskOutput::default() };
+    out.check("bit_identical", identical);
+    out.count("completed", a.completed);
+    Ok(out)
+}

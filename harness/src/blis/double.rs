@@ -1,0 +1,73 @@
+//! Locating the test double (`harness/blis-double`, crate `blis-double`) for tests and the
+//! benchmark. A test cannot name another package's binary (`CARGO_BIN_EXE_*` only covers its
+//! own package), so this runs `cargo build -p blis-double` once per process -- a no-op when it is
+//! up to date -- and returns the path in the target directory. That works from a plain
+//! `cargo test --workspace` on a clean clone.
+
+use anyhow::{bail, Context, Result};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+pub fn build() -> Result<PathBuf> {
+    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    BUILT.get_or_init(|| build_once().map_err(|e| format!("{e:#}"))).clone().map_err(anyhow::Error::msg)
+}
+
+fn build_once() -> Result<PathBuf> {
+    let root = crate::paths::workspace_root();
+    let cargo = std::env::var_os("CARGO")
+        .or_else(|| option_env!("CARGO").map(Into::into))
+        .unwrap_or_else(|| "cargo".into());
+    let status = Command::new(&cargo)
+        .args(["build", "--quiet", "-p", "blis-double", "--manifest-path"])
+        .arg(root.join("Cargo.toml"))
+        .status()
+        .with_context(|| format!("running {} build -p blis-double", cargo.to_string_lossy()))?;
+    if !status.success() {
+        bail!("cargo build -p blis-double failed ({status})");
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target"));
+    let path = target.join("debug").join(format!("blis-double{}", std::env::consts::EXE_SUFFIX));
+    if !path.is_file() {
+        bail!("built blis-double but {} does not exist", path.display());
+    }
+    Ok(path)
+}
+
+/// A scenario in the shape of the committed ones (Scenario + Deployment, one pool), written
+/// for the tests and the benchmark: no third-party data.
+pub const SYNTHETIC_SCENARIO: &str = r#"# A synthetic scenario in the shape of the committed ones, for tests only.
+kind: Scenario
+name: synthetic-h100-vllm-tp2
+engine_version: "0.1.0"
+
+model: synthetic-model
+coefficients: [cost-a, cost-b]
+
+cluster:
+  hardware: h100
+  nodes: 1
+  gpus_per_node: 8
+---
+kind: Deployment
+name: synthetic-h100-vllm-tp2
+
+pools:
+  - role: colocated
+    nodes: 1
+    parallel:
+      tp: 2
+      pp: 1
+      dp: 1
+      enable_expert_parallel: false
+    engine:
+      quantization: fp8
+      cache_dtype: fp8
+      block_size: 16
+      max_num_batched_tokens: 8192
+      max_num_seqs: 256
+      max_model_len: 4096
+      cudagraph_mode: PIECEWISE
+      gpu_memory_utilization: 0.9
+"#;

@@ -1,0 +1,463 @@
+//! The BLIS arm: one `blis run` per point (REFERENCE.md section 7), on a bounded pool, cached
+//! by content, each failure isolated and explained.
+//!
+//! `run_points` is the entry point: given the points (scenario file, resolved engine settings,
+//! concurrency, the numpy length vectors and the seed) and the run options, it returns one
+//! `PointOutcome` per point, in the given order. A failing point carries its reason and the
+//! last lines of the binary's stderr; the caller drops its sweep (REFERENCE.md section 6).
+//! See docs/blis-arm.md.
+
+pub mod arm;
+pub mod binary;
+pub mod cache;
+pub mod determinism;
+pub mod double;
+pub mod lengths;
+pub mod metrics;
+pub mod pool;
+pub mod sensitivity;
+pub mod shard;
+pub mod variant;
+pub mod workload;
+
+pub use arm::task_sensitivity;
+pub use cache::Cache;
+pub use determinism::task_determinism;
+pub use lengths::FixtureSet;
+pub use metrics::PointMetrics;
+pub use shard::Shard;
+pub use variant::EngineSettings;
+
+use crate::task::TaskError;
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// One point to simulate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PointSpec {
+    /// The committed scenario file; its file name is what `--scenario` names.
+    pub scenario_file: PathBuf,
+    /// The point's resolved settings (per rank).
+    pub engine: EngineSettings,
+    pub isl: u32,
+    pub osl: u32,
+    pub concurrency: u32,
+    /// The numpy seed the length vectors were drawn with; also `--seed` and the spec's seed.
+    pub seed: u64,
+    /// The `10 x concurrency` measured lengths, in draw order (the fixture vectors).
+    pub input_lens: Vec<u32>,
+    pub output_lens: Vec<u32>,
+}
+
+impl PointSpec {
+    pub fn scenario_name(&self) -> String {
+        self.scenario_file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    }
+
+    /// `scenario c=N seed=S`, for progress lines and failure lists.
+    pub fn label(&self) -> String {
+        let name = self.scenario_name();
+        let stem = name.strip_suffix(".yaml").unwrap_or(&name);
+        format!("{stem} {}:{} c={} seed={}", self.isl, self.osl, self.concurrency, self.seed)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CacheMode {
+    /// `--no-cache`: run everything, store nothing.
+    Off,
+    /// Serve hits, run and store misses.
+    ReadWrite(PathBuf),
+    /// Serve hits only; a miss is a failed point (scoring from a merged shard cache).
+    ReadOnly(PathBuf),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgressMode {
+    /// A line per point event when stderr is a terminal, else only failures and the summary.
+    Auto,
+    Lines,
+    Quiet,
+    /// Nothing at all (tests, the gate).
+    Silent,
+}
+
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub binary: PathBuf,
+    pub catalog: PathBuf,
+    pub registry: PathBuf,
+    /// The working directory of every run: the blis checkout (it reads `defaults.yaml`).
+    pub blis_root: PathBuf,
+    pub workers: usize,
+    pub timeout: Duration,
+    pub cache: CacheMode,
+    pub shard: Option<Shard>,
+    pub progress: ProgressMode,
+    /// Extra environment for the binary (tests steer the double's failure modes with it).
+    pub child_env: Vec<(String, String)>,
+}
+
+/// `<workspace root>/target-cache/blis` (git-ignored).
+pub fn default_cache_dir() -> PathBuf {
+    crate::paths::workspace_root().join("target-cache").join("blis")
+}
+
+pub fn default_workers() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+impl RunOptions {
+    /// Defaults: the binary's directory as the blis root (where `go build -o blis` puts it),
+    /// one worker per core, a 30-minute timeout per point, the default cache, no shard.
+    pub fn new(binary: PathBuf, catalog: PathBuf, registry: PathBuf) -> RunOptions {
+        let blis_root = binary.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
+        RunOptions {
+            binary,
+            catalog,
+            registry,
+            blis_root,
+            workers: default_workers(),
+            timeout: Duration::from_secs(30 * 60),
+            cache: CacheMode::ReadWrite(default_cache_dir()),
+            shard: None,
+            progress: ProgressMode::Auto,
+            child_env: Vec::new(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureKind {
+    /// The point's own inputs (scenario file, length vectors) are unusable.
+    Input,
+    /// The binary exited non-zero or could not be started.
+    Exit,
+    Timeout,
+    /// The metrics file is missing or malformed.
+    Metrics,
+    /// The run ended with requests not completed, timed out, dropped or length-capped.
+    Incomplete,
+    /// `CacheMode::ReadOnly` and the point is not in the cache.
+    NotCached,
+    /// `--shard`: the point belongs to another shard and was not run.
+    OtherShard,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PointFailure {
+    pub kind: FailureKind,
+    pub reason: String,
+    /// The last lines the binary wrote to stderr (empty when it did not run).
+    pub stderr_tail: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PointOutcome {
+    /// The content key (empty when the point's inputs could not even be read).
+    pub key: String,
+    pub label: String,
+    pub result: Result<PointMetrics, PointFailure>,
+    pub cached: bool,
+    /// Wall time of this point's run (zero for cache hits).
+    pub elapsed: Duration,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunSummary {
+    pub points: usize,
+    pub ran: usize,
+    pub cached: usize,
+    pub failed: usize,
+    pub other_shard: usize,
+    /// Corrupt cache entries found and recomputed.
+    pub recomputed_corrupt: usize,
+    pub wall: Duration,
+    /// Sum of the per-point run times (what one worker would have spent).
+    pub busy: Duration,
+}
+
+impl RunSummary {
+    /// One line, with times: for the terminal, never for a snapshot.
+    pub fn render(&self) -> String {
+        let mut line = format!(
+            "blis: {} points in {:.2}s ({:.2}s of runs): {} run, {} from cache, {} failed",
+            self.points,
+            self.wall.as_secs_f64(),
+            self.busy.as_secs_f64(),
+            self.ran,
+            self.cached,
+            self.failed
+        );
+        if self.other_shard > 0 {
+            line += &format!(", {} left to other shards", self.other_shard);
+        }
+        if self.recomputed_corrupt > 0 {
+            line += &format!(", {} corrupt cache entries recomputed", self.recomputed_corrupt);
+        }
+        line
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    /// One per point, in the order given.
+    pub outcomes: Vec<PointOutcome>,
+    pub summary: RunSummary,
+}
+
+/// The files one point's run needs, built before anything runs.
+struct Prepared {
+    key: String,
+    scenario_name: String,
+    variant: String,
+    workload: String,
+    expected_requests: u64,
+}
+
+fn prepare(point: &PointSpec, binary_digest: &str) -> Result<Prepared> {
+    let text = std::fs::read_to_string(&point.scenario_file)
+        .with_context(|| format!("reading scenario {}", point.scenario_file.display()))?;
+    let variant = variant::scenario_variant(&text, &point.engine)
+        .with_context(|| format!("scenario {}", point.scenario_file.display()))?;
+    let workload = workload::workload_spec(point)?;
+    let scenario_name = point.scenario_name();
+    let key = cache::key(binary_digest, &scenario_name, &variant, &workload, point.seed);
+    let expected_requests = 12 * u64::from(point.concurrency);
+    Ok(Prepared { key, scenario_name, variant, workload, expected_requests })
+}
+
+fn failure(kind: FailureKind, reason: impl Into<String>) -> PointFailure {
+    PointFailure { kind, reason: reason.into(), stderr_tail: Vec::new() }
+}
+
+/// The exact command line of REFERENCE.md section 7.
+pub fn command_line(scenario_name: &str, dir: &Path, opts: &RunOptions, seed: u64) -> Vec<String> {
+    let d = |p: &Path| p.display().to_string();
+    vec![
+        "run".into(),
+        "--scenario".into(),
+        scenario_name.into(),
+        "--scenarios".into(),
+        d(dir),
+        "--catalog".into(),
+        d(&opts.catalog),
+        "--registry".into(),
+        d(&opts.registry),
+        "--workload-spec".into(),
+        d(&dir.join("workload.yaml")),
+        "--seed".into(),
+        seed.to_string(),
+        "--metrics-path".into(),
+        d(&dir.join("metrics.json")),
+        "--timeout".into(),
+        "-1".into(),
+        "--log".into(),
+        "error".into(),
+    ]
+}
+
+/// Runs one prepared point in a fresh temporary directory (removed afterwards).
+fn simulate(prepared: &Prepared, point: &PointSpec, opts: &RunOptions) -> Result<PointMetrics, PointFailure> {
+    let io = |e: std::io::Error| failure(FailureKind::Exit, format!("preparing the run directory: {e}"));
+    let dir = tempfile::Builder::new().prefix("blis-point-").tempdir().map_err(io)?;
+    std::fs::write(dir.path().join(&prepared.scenario_name), &prepared.variant).map_err(io)?;
+    std::fs::write(dir.path().join("workload.yaml"), &prepared.workload).map_err(io)?;
+    let stderr_path = dir.path().join("stderr.txt");
+    let run = pool::ChildRun {
+        program: &opts.binary,
+        args: command_line(&prepared.scenario_name, dir.path(), opts, point.seed),
+        cwd: &opts.blis_root,
+        env: &opts.child_env,
+        timeout: opts.timeout,
+        stderr_path: stderr_path.clone(),
+    };
+    let end = pool::run_child(&run)
+        .map_err(|e| failure(FailureKind::Exit, format!("starting {}: {e}", opts.binary.display())))?;
+    let tail = || pool::tail_lines(&stderr_path, 10);
+    let with_tail = |kind, reason: String| PointFailure { kind, reason, stderr_tail: tail() };
+    match end {
+        pool::ChildEnd::TimedOut => {
+            return Err(with_tail(FailureKind::Timeout, format!("killed after the {:?} timeout", opts.timeout)))
+        }
+        pool::ChildEnd::Exited(status) if !status.success() => {
+            return Err(with_tail(FailureKind::Exit, format!("blis run exited with {status}")))
+        }
+        pool::ChildEnd::Exited(_) => {}
+    }
+    let text = std::fs::read_to_string(dir.path().join("metrics.json"))
+        .map_err(|e| with_tail(FailureKind::Metrics, format!("blis run wrote no readable metrics file: {e}")))?;
+    let file = metrics::parse(&text).map_err(|e| with_tail(FailureKind::Metrics, format!("{e:#}")))?;
+    metrics::summarize(&file, point.concurrency, prepared.expected_requests)
+        .map_err(|e| with_tail(FailureKind::Incomplete, format!("{e:#}")))
+}
+
+struct Progress {
+    mode: ProgressMode,
+    total: usize,
+    finished: AtomicUsize,
+    out: Mutex<()>,
+}
+
+impl Progress {
+    fn new(mode: ProgressMode, total: usize) -> Progress {
+        let mode = match mode {
+            ProgressMode::Auto if std::io::stderr().is_terminal() => ProgressMode::Lines,
+            ProgressMode::Auto => ProgressMode::Quiet,
+            other => other,
+        };
+        Progress { mode, total, finished: AtomicUsize::new(0), out: Mutex::new(()) }
+    }
+
+    fn line(&self, text: &str) {
+        let _guard = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(std::io::stderr(), "{text}");
+    }
+
+    fn running(&self, label: &str) {
+        if self.mode == ProgressMode::Lines {
+            let done = self.finished.load(Ordering::Relaxed);
+            self.line(&format!("[{done:>5}/{}] running {label}", self.total));
+        }
+    }
+
+    fn finished(&self, outcome: &PointOutcome) {
+        let done = self.finished.fetch_add(1, Ordering::Relaxed) + 1;
+        let (word, detail) = match &outcome.result {
+            Ok(_) if outcome.cached => ("cached ", String::new()),
+            Ok(_) => ("done   ", format!(" ({:.2}s)", outcome.elapsed.as_secs_f64())),
+            Err(f) if f.kind == FailureKind::OtherShard => return,
+            Err(f) => ("failed ", format!(": {}", f.reason)),
+        };
+        let show = match self.mode {
+            ProgressMode::Lines => true,
+            ProgressMode::Quiet => outcome.result.is_err(),
+            _ => false,
+        };
+        if show {
+            let mut text = format!("[{done:>5}/{}] {word}{}{detail}", self.total, outcome.label);
+            if let Err(f) = &outcome.result {
+                for l in &f.stderr_tail {
+                    text += &format!("\n        stderr: {l}");
+                }
+            }
+            self.line(&text);
+        }
+    }
+}
+
+/// Runs every point (or this shard's share), serving what the cache holds.
+pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, TaskError> {
+    let started = Instant::now();
+    let binary = binary::validate(&opts.binary, "running BLIS points")?;
+    let digest = binary::digest(&binary)?;
+    let cache = match &opts.cache {
+        CacheMode::Off => None,
+        CacheMode::ReadWrite(dir) | CacheMode::ReadOnly(dir) => Some(Cache::new(dir)),
+    };
+    if let CacheMode::ReadWrite(dir) = &opts.cache {
+        // Even a shard that owns no point leaves a (empty) cache for `cache merge` to find.
+        std::fs::create_dir_all(dir).with_context(|| format!("creating the cache {}", dir.display()))?;
+    }
+    let read_only = matches!(opts.cache, CacheMode::ReadOnly(_));
+    let progress = Progress::new(opts.progress, points.len());
+    let corrupt = AtomicUsize::new(0);
+    let outcomes = pool::parallel_map(points, opts.workers, |_, point| {
+        let label = point.label();
+        let prepared = match prepare(point, &digest) {
+            Ok(p) => p,
+            Err(e) => {
+                let outcome = PointOutcome {
+                    key: String::new(),
+                    label,
+                    result: Err(failure(FailureKind::Input, format!("{e:#}"))),
+                    cached: false,
+                    elapsed: Duration::ZERO,
+                };
+                progress.finished(&outcome);
+                return outcome;
+            }
+        };
+        let outcome = |result, cached, elapsed| PointOutcome { key: prepared.key.clone(), label: label.clone(), result, cached, elapsed };
+        if let Some(shard) = opts.shard.filter(|s| !s.owns(&prepared.key)) {
+            let reason = format!("belongs to another shard than {}/{}", shard.index, shard.count);
+            return outcome(Err(failure(FailureKind::OtherShard, reason)), false, Duration::ZERO);
+        }
+        if let Some(cache) = &cache {
+            match cache.get(&prepared.key) {
+                cache::Lookup::Hit(metrics) => {
+                    let o = outcome(Ok(metrics), true, Duration::ZERO);
+                    progress.finished(&o);
+                    return o;
+                }
+                cache::Lookup::Corrupt(why) => {
+                    corrupt.fetch_add(1, Ordering::Relaxed);
+                    if progress.mode != ProgressMode::Silent {
+                        progress.line(&format!("blis: corrupt cache entry, recomputing: {why}"));
+                    }
+                }
+                cache::Lookup::Miss => {}
+            }
+            if read_only {
+                let o = outcome(Err(failure(FailureKind::NotCached, "not in the cache (read-only)")), false, Duration::ZERO);
+                progress.finished(&o);
+                return o;
+            }
+        }
+        progress.running(&label);
+        let t = Instant::now();
+        let mut result = simulate(&prepared, point, opts);
+        let elapsed = t.elapsed();
+        if let (Ok(metrics), Some(cache)) = (&result, &cache) {
+            if let Err(e) = cache.put(&prepared.key, metrics) {
+                result = Err(failure(FailureKind::Exit, format!("writing the cache entry: {e:#}")));
+            }
+        }
+        let o = outcome(result, false, elapsed);
+        progress.finished(&o);
+        o
+    });
+    let mut summary = RunSummary { points: points.len(), wall: started.elapsed(), ..RunSummary::default() };
+    summary.recomputed_corrupt = corrupt.into_inner();
+    for o in &outcomes {
+        summary.busy += o.elapsed;
+        match &o.result {
+            Ok(_) if o.cached => summary.cached += 1,
+            Ok(_) => summary.ran += 1,
+            Err(f) if f.kind == FailureKind::OtherShard => summary.other_shard += 1,
+            Err(_) => {
+                summary.failed += 1;
+                if !o.key.is_empty() && !matches!(o.result, Err(PointFailure { kind: FailureKind::NotCached, .. })) {
+                    summary.ran += 1;
+                }
+            }
+        }
+    }
+    if progress.mode != ProgressMode::Silent {
+        progress.line(&summary.render());
+    }
+    Ok(RunReport { outcomes, summary })
+}
+
+/// A deterministic table of outcomes: one line per point in the given order, the full
+/// precision of each float, no times and no paths. What the shard and worker-count tests
+/// compare byte for byte, and what `cargo xtask blis run` prints.
+pub fn render_outcomes(outcomes: &[PointOutcome]) -> String {
+    let mut out = String::new();
+    for o in outcomes {
+        let key = if o.key.is_empty() { "-".to_string() } else { o.key[..12].to_string() };
+        match &o.result {
+            Ok(m) => out += &format!(
+                "{key} {} tpot_ms={:?} ttft_ms={:?} completed={} n_tpot={} n_ttft={}\n",
+                o.label, m.tpot_ms, m.ttft_ms, m.completed, m.tpot_samples, m.ttft_samples
+            ),
+            Err(f) => out += &format!("{key} {} FAILED {:?}: {}\n", o.label, f.kind, f.reason),
+        }
+    }
+    out
+}

@@ -1,0 +1,313 @@
+//! The point runner against the test double: the happy path, each failure mode, and that
+//! results depend on nothing but the points (not the workers, the cache or the shards).
+
+mod blis_support;
+
+use blis_support::{point, sweeps, with_mode, Checkout};
+use harness::blis::{self, cache, render_outcomes, CacheMode, FailureKind, RunOptions, Shard};
+use harness::inputs::{Flags, InputKind, Inputs};
+use harness::task::TaskError;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+fn run(points: &[blis::PointSpec], opts: &RunOptions) -> blis::RunReport {
+    blis::run_points(points, opts).expect("the run starts")
+}
+
+fn failure_of(report: &blis::RunReport, i: usize) -> &blis::PointFailure {
+    report.outcomes[i].result.as_ref().expect_err("this point must fail")
+}
+
+#[test]
+fn happy_path_yields_positive_latencies_for_every_point() {
+    let checkout = Checkout::new();
+    let points = sweeps(&checkout);
+    let report = run(&points, &checkout.options(None));
+    for (o, p) in report.outcomes.iter().zip(&points) {
+        let m = o.result.as_ref().unwrap_or_else(|f| panic!("{}: {f:?}", o.label));
+        assert!(m.tpot_ms > 0.0 && m.ttft_ms > 0.0, "{}: {m:?}", o.label);
+        assert_eq!(m.completed, 12 * u64::from(p.concurrency));
+        assert_eq!(m.ttft_samples, m.completed);
+        assert_eq!(o.key.len(), 64);
+    }
+    assert_eq!(report.summary.ran, points.len());
+    // Latency grows with load: the double is a closed loop over a shared engine.
+    let tpot = |i: usize| report.outcomes[i].result.as_ref().unwrap().tpot_ms;
+    assert!(tpot(3) > tpot(0), "c=8 {} vs c=1 {}", tpot(3), tpot(0));
+}
+
+#[test]
+fn a_non_zero_exit_fails_the_point_with_its_stderr_tail() {
+    let checkout = Checkout::new();
+    let p = point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0);
+    let report = run(&[p], &with_mode(checkout.options(None), "exit1", ""));
+    let f = failure_of(&report, 0);
+    assert_eq!(f.kind, FailureKind::Exit);
+    assert!(f.stderr_tail.iter().any(|l| l.contains("simulated failure")), "{f:?}");
+}
+
+#[test]
+fn malformed_metrics_json_fails_the_point() {
+    let checkout = Checkout::new();
+    let p = point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0);
+    let report = run(&[p], &with_mode(checkout.options(None), "malformed", ""));
+    let f = failure_of(&report, 0);
+    assert_eq!(f.kind, FailureKind::Metrics);
+    assert!(f.reason.contains("metrics JSON"), "{}", f.reason);
+}
+
+#[test]
+fn a_missing_metrics_file_fails_the_point() {
+    let checkout = Checkout::new();
+    let p = point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0);
+    let report = run(&[p], &with_mode(checkout.options(None), "no_metrics", ""));
+    assert_eq!(failure_of(&report, 0).kind, FailureKind::Metrics);
+}
+
+#[test]
+fn incomplete_requests_reject_the_point() {
+    let checkout = Checkout::new();
+    let p = point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0);
+    let report = run(&[p], &with_mode(checkout.options(None), "incomplete", ""));
+    let f = failure_of(&report, 0);
+    assert_eq!(f.kind, FailureKind::Incomplete);
+    assert!(f.reason.contains("still_running is 1"), "{}", f.reason);
+}
+
+#[test]
+fn a_timed_out_request_rejects_the_point() {
+    let checkout = Checkout::new();
+    let p = point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0);
+    let report = run(&[p], &with_mode(checkout.options(None), "timed_out", ""));
+    assert!(failure_of(&report, 0).reason.contains("timed_out_requests is 1"));
+}
+
+#[test]
+fn a_hanging_binary_is_killed_at_the_timeout() {
+    let checkout = Checkout::new();
+    let p = point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0);
+    let mut opts = with_mode(checkout.options(None), "hang", "");
+    opts.timeout = Duration::from_millis(500);
+    let started = Instant::now();
+    let report = run(&[p], &opts);
+    assert_eq!(failure_of(&report, 0).kind, FailureKind::Timeout);
+    // Not a speed assertion: a generous bound that only fails if the child was never killed.
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn a_failing_point_does_not_stop_the_others() {
+    let checkout = Checkout::new();
+    let points = sweeps(&checkout);
+    let report = run(&points, &with_mode(checkout.options(None), "exit1", "tp4"));
+    for o in &report.outcomes {
+        assert_eq!(o.result.is_ok(), o.label.contains("tp2"), "{}", o.label);
+    }
+    assert_eq!(report.summary.failed, 4);
+}
+
+#[test]
+fn a_point_whose_vectors_do_not_match_its_concurrency_fails_alone() {
+    let checkout = Checkout::new();
+    let mut bad = point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0);
+    bad.input_lens.pop();
+    let good = point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0);
+    let report = run(&[bad, good], &checkout.options(None));
+    let f = failure_of(&report, 0);
+    assert_eq!(f.kind, FailureKind::Input);
+    assert!(f.reason.contains("input_lens has 19 lengths"), "{}", f.reason);
+    assert!(report.outcomes[1].result.is_ok());
+}
+
+fn refusal(binary: PathBuf) -> String {
+    let checkout = Checkout::new();
+    let mut opts = checkout.options(None);
+    opts.binary = binary;
+    match blis::run_points(&[], &opts) {
+        Err(TaskError::Refused(r)) => {
+            assert_eq!(r.kind, InputKind::Blis);
+            r.to_string()
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_non_executable_binary_is_refused_naming_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("blis");
+    std::fs::write(&file, "#!/bin/sh\n").unwrap();
+    let text = refusal(file);
+    assert!(text.contains("not executable") && text.contains("--blis"), "{text}");
+}
+
+#[test]
+fn a_directory_missing_or_empty_binary_path_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(refusal(dir.path().to_path_buf()).contains("is a directory"));
+    assert!(refusal(dir.path().join("nope")).contains("--blis"));
+    assert!(refusal(PathBuf::new()).contains("empty"));
+}
+
+#[test]
+fn results_do_not_depend_on_the_number_of_workers() {
+    let checkout = Checkout::new();
+    let points = sweeps(&checkout);
+    let mut one = checkout.options(None);
+    one.workers = 1;
+    let mut four = checkout.options(None);
+    four.workers = 4;
+    assert_eq!(render_outcomes(&run(&points, &one).outcomes), render_outcomes(&run(&points, &four).outcomes));
+}
+
+#[test]
+fn a_cached_rerun_serves_every_point_with_identical_results() {
+    let checkout = Checkout::new();
+    let cache_dir = tempfile::tempdir().unwrap();
+    let points = sweeps(&checkout);
+    let opts = checkout.options(Some(cache_dir.path()));
+    let cold = run(&points, &opts);
+    let warm = run(&points, &opts);
+    assert_eq!(cold.summary.cached, 0);
+    assert_eq!(warm.summary.cached, points.len());
+    assert!(warm.outcomes.iter().all(|o| o.cached));
+    let uncached = run(&points, &checkout.options(None));
+    assert_eq!(render_outcomes(&warm.outcomes), render_outcomes(&cold.outcomes));
+    assert_eq!(render_outcomes(&uncached.outcomes), render_outcomes(&cold.outcomes));
+}
+
+#[test]
+fn failures_are_not_cached() {
+    let checkout = Checkout::new();
+    let cache_dir = tempfile::tempdir().unwrap();
+    let points = vec![point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0)];
+    let failed = run(&points, &with_mode(checkout.options(Some(cache_dir.path())), "exit1", ""));
+    assert!(failed.outcomes[0].result.is_err());
+    let again = run(&points, &checkout.options(Some(cache_dir.path())));
+    assert!(again.outcomes[0].result.is_ok() && !again.outcomes[0].cached);
+}
+
+#[test]
+fn a_corrupt_cache_entry_is_recomputed_not_trusted() {
+    let checkout = Checkout::new();
+    let cache_dir = tempfile::tempdir().unwrap();
+    let points = vec![point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0)];
+    let opts = checkout.options(Some(cache_dir.path()));
+    let cold = run(&points, &opts);
+    let entry = blis::Cache::new(cache_dir.path()).entry_path(&cold.outcomes[0].key);
+    let text = std::fs::read_to_string(&entry).unwrap();
+    // A plausible-looking lie: the TPOT digit changed, the checksum left alone.
+    let tpot = cold.outcomes[0].result.as_ref().unwrap().tpot_ms;
+    let lie = text.replace(&format!("{tpot:?}"), &format!("{:?}", tpot * 2.0));
+    assert_ne!(lie, text);
+    std::fs::write(&entry, lie).unwrap();
+    let warm = run(&points, &opts);
+    assert!(!warm.outcomes[0].cached);
+    assert_eq!(warm.summary.recomputed_corrupt, 1);
+    assert_eq!(warm.outcomes[0].result, cold.outcomes[0].result);
+    // And the entry was rewritten whole.
+    assert_eq!(std::fs::read_to_string(&entry).unwrap(), text);
+    std::fs::write(&entry, "{ truncated").unwrap();
+    assert_eq!(run(&points, &opts).summary.recomputed_corrupt, 1);
+}
+
+#[test]
+fn a_changed_binary_or_engine_setting_misses_the_cache() {
+    let checkout = Checkout::new();
+    let cache_dir = tempfile::tempdir().unwrap();
+    let p = point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0);
+    let opts = checkout.options(Some(cache_dir.path()));
+    run(std::slice::from_ref(&p), &opts);
+    let mut other = p.clone();
+    other.engine.block_size = 32;
+    assert_eq!(run(&[other], &opts).summary.cached, 0);
+    // The same program with one byte appended is a different binary.
+    let bin_dir = tempfile::tempdir().unwrap();
+    let copy = bin_dir.path().join("blis");
+    let mut bytes = std::fs::read(&opts.binary).unwrap();
+    bytes.push(0);
+    std::fs::write(&copy, bytes).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let mut rebuilt = opts.clone();
+    rebuilt.binary = copy;
+    let report = run(&[p], &rebuilt);
+    assert_eq!(report.summary.cached, 0);
+    assert!(report.outcomes[0].result.is_ok());
+}
+
+#[test]
+fn merged_shard_caches_give_the_unsharded_table_byte_for_byte() {
+    let checkout = Checkout::new();
+    let points = sweeps(&checkout);
+    let unsharded = render_outcomes(&run(&points, &checkout.options(None)).outcomes);
+    let shard_dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    let mut ran = 0;
+    for (i, dir) in shard_dirs.iter().enumerate() {
+        let mut opts = checkout.options(Some(dir.path()));
+        opts.shard = Some(Shard { index: i as u32 + 1, count: 3 });
+        let report = run(&points, &opts);
+        ran += report.summary.ran;
+        assert_eq!(report.summary.ran + report.summary.other_shard, points.len());
+    }
+    assert_eq!(ran, points.len(), "every point runs in exactly one shard");
+    let merged = tempfile::tempdir().unwrap();
+    let sources: Vec<PathBuf> = shard_dirs.iter().map(|d| d.path().to_path_buf()).collect();
+    let stats = cache::merge(&sources, merged.path()).unwrap();
+    assert_eq!(stats.copied, points.len());
+    let mut offline = checkout.options(None);
+    offline.cache = CacheMode::ReadOnly(merged.path().to_path_buf());
+    let from_cache = run(&points, &offline);
+    assert_eq!(from_cache.summary.cached, points.len());
+    assert_eq!(render_outcomes(&from_cache.outcomes), unsharded);
+}
+
+#[test]
+fn merging_conflicting_entries_for_one_key_is_an_error() {
+    let checkout = Checkout::new();
+    let p = point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0);
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let report = run(std::slice::from_ref(&p), &checkout.options(Some(a.path())));
+    let key = &report.outcomes[0].key;
+    let mut other = report.outcomes[0].result.clone().unwrap();
+    other.tpot_ms += 1.0;
+    blis::Cache::new(b.path()).put(key, &other).unwrap();
+    let into = tempfile::tempdir().unwrap();
+    let err = cache::merge(&[a.path().to_path_buf(), b.path().to_path_buf()], into.path()).unwrap_err();
+    assert!(err.to_string().contains("conflicting entries"), "{err}");
+    assert!(blis::Cache::new(into.path()).entries().unwrap().is_empty(), "nothing written on conflict");
+}
+
+#[test]
+fn a_read_only_cache_miss_fails_the_point_without_running_it() {
+    let checkout = Checkout::new();
+    let empty = tempfile::tempdir().unwrap();
+    let mut opts = checkout.options(None);
+    opts.cache = CacheMode::ReadOnly(empty.path().to_path_buf());
+    let report = run(&[point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0)], &opts);
+    assert_eq!(failure_of(&report, 0).kind, FailureKind::NotCached);
+    assert_eq!(report.summary.ran, 0);
+}
+
+#[test]
+fn the_determinism_figure_passes_with_the_double_and_is_refused_without_a_binary() {
+    let checkout = Checkout::new();
+    let flags = Flags {
+        blis: Some(blis_support::double()),
+        scenarios: Some(checkout.path("scenarios")),
+        catalog: Some(checkout.path("catalog")),
+        registry: Some(checkout.path("registry")),
+        ..Flags::default()
+    };
+    let out = blis::task_determinism(&Inputs::resolve(&flags, |_| None)).expect("the figure runs");
+    assert_eq!(out.values["bit_identical"], harness::task::Value::Check(true));
+    harness::assert_figure_snapshot!("blis__determinism", out.report);
+    let without = Flags { blis: None, ..flags };
+    match blis::task_determinism(&Inputs::resolve(&without, |_| None)) {
+        Err(TaskError::Refused(r)) => assert!(r.to_string().contains("BLIS_BIN")),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}

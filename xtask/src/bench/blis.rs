@@ -1,0 +1,106 @@
+//! `cargo xtask bench blis`: the point runner over 200 points with the test double.
+//! 1 worker vs all cores (goal: >= 1.8x on 2 cores), and a fully cached re-run vs a cold run
+//! (goal: >= 50x). Every run's table must be identical, or the bench fails. Results are
+//! recorded in docs/blis-arm.md.
+
+use anyhow::{ensure, Result};
+use harness::blis::{self, double, CacheMode, EngineSettings, PointSpec, ProgressMode, RunOptions};
+use harness::task::exit;
+use std::time::Instant;
+
+const ROUNDS: usize = 3;
+const CONCURRENCIES: [u32; 10] = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32];
+
+fn lengths(bound: u32, count: usize, seed: u64) -> Vec<u32> {
+    let mut state = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let low = bound * 4 / 5;
+    (0..count)
+        .map(|_| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            low + ((state >> 33) as u32) % (bound - low + 1)
+        })
+        .collect()
+}
+
+pub fn run() -> Result<u8> {
+    let binary = double::build()?;
+    let checkout = tempfile::tempdir()?;
+    for sub in ["scenarios", "catalog", "registry"] {
+        std::fs::create_dir_all(checkout.path().join(sub))?;
+    }
+    let mut scenarios = Vec::new();
+    for tp in [2, 4] {
+        let name = format!("synthetic-h100-vllm-tp{tp}");
+        let text = double::SYNTHETIC_SCENARIO.replace("synthetic-h100-vllm-tp2", &name).replace("tp: 2", &format!("tp: {tp}"));
+        let path = checkout.path().join("scenarios").join(format!("{name}.yaml"));
+        std::fs::write(&path, text)?;
+        scenarios.push(path);
+    }
+    let engine = EngineSettings { max_num_seqs: 256, max_num_batched_tokens: 8192, block_size: 16, enable_prefix_caching: true };
+    let mut points = Vec::new();
+    for scenario in &scenarios {
+        for c in CONCURRENCIES {
+            for seed in 0..10u64 {
+                let n = 10 * c as usize;
+                let salt = seed * 1000 + u64::from(c);
+                points.push(PointSpec {
+                    scenario_file: scenario.clone(),
+                    engine,
+                    isl: 1024,
+                    osl: 1024,
+                    concurrency: c,
+                    seed,
+                    input_lens: lengths(1024, n, salt),
+                    output_lens: lengths(1024, n, salt + 7),
+                });
+            }
+        }
+    }
+    let cores = blis::default_workers();
+    let base = {
+        let mut o = RunOptions::new(binary, checkout.path().join("catalog"), checkout.path().join("registry"));
+        o.blis_root = checkout.path().to_path_buf();
+        o.progress = ProgressMode::Silent;
+        o.cache = CacheMode::Off;
+        o
+    };
+    let runs: [(&str, usize, Option<bool>); 4] = [
+        ("1 worker, no cache", 1, None),
+        ("all cores, no cache", cores, None),
+        // Some(false): a fresh, empty cache; Some(true): the cache the cold run just filled.
+        ("all cores, cold cache", cores, Some(false)),
+        ("all cores, warm cache", cores, Some(true)),
+    ];
+    println!("bench blis: {} points with the test double, {cores} core(s), best of {ROUNDS} rounds", points.len());
+    // Rounds alternate the configurations and the best time of each is kept: the machine is
+    // shared, and the minimum is the least disturbed measurement.
+    let mut times = [f64::INFINITY; 4];
+    let mut tables = Vec::new();
+    for _ in 0..ROUNDS {
+        let cache = tempfile::tempdir()?;
+        for (i, (name, workers, cache_mode)) in runs.iter().enumerate() {
+            let mut opts = base.clone();
+            opts.workers = *workers;
+            opts.cache = match cache_mode {
+                None => CacheMode::Off,
+                Some(_) => CacheMode::ReadWrite(cache.path().to_path_buf()),
+            };
+            let t = Instant::now();
+            let report = blis::run_points(&points, &opts).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let secs = t.elapsed().as_secs_f64();
+            ensure!(report.summary.failed == 0, "{name}: {} point(s) failed", report.summary.failed);
+            let expect_cached = if *cache_mode == Some(true) { points.len() } else { 0 };
+            ensure!(report.summary.cached == expect_cached, "{name}: {} cached, expected {expect_cached}", report.summary.cached);
+            times[i] = times[i].min(secs);
+            tables.push(blis::render_outcomes(&report.outcomes));
+        }
+    }
+    for ((name, _, _), secs) in runs.iter().zip(times) {
+        println!("  {name:<24} {secs:>8.3}s");
+    }
+    ensure!(tables.iter().all(|t| *t == tables[0]), "the runs disagree: results depend on workers or cache");
+    println!("  parallel speed-up (1 worker / {cores}): {:.2}x  (goal >= 1.8x on 2 cores)", times[0] / times[1]);
+    println!("  cached re-run speed-up (cold / warm): {:.1}x  (goal >= 50x)", times[2] / times[3]);
+    println!("  every run's table identical: yes");
+    Ok(exit::OK)
+}

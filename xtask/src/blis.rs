@@ -1,0 +1,194 @@
+//! `cargo xtask blis ...`: run points from a file, the determinism figure, the double's path.
+//! `RunArgs` is the flag set any task that runs the BLIS arm flattens (`cargo xtask score`).
+
+use crate::inputs::InputArgs;
+use anyhow::{Context, Result};
+use harness::blis::{self, CacheMode, PointSpec, ProgressMode, RunOptions, Shard};
+use harness::inputs::{InputKind, Inputs};
+use harness::task::{exit, TaskError};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct RunArgs {
+    /// Points run in parallel [default: the number of cores]
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Per-point timeout in seconds; the run is killed after it
+    #[arg(long, value_name = "SECS", default_value_t = 1800)]
+    pub timeout: u64,
+    /// Run every point; read and write no cache
+    #[arg(long, conflicts_with = "cache_only")]
+    pub no_cache: bool,
+    /// Serve points from the cache only; a miss is a failed point (score a merged shard cache)
+    #[arg(long)]
+    pub cache_only: bool,
+    /// The point cache [default: target-cache/blis]
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Run only the points whose content key falls in shard I of N (1-based)
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+    /// Per-point progress lines on stderr [default: auto = lines on a terminal, else failures only]
+    #[arg(long, value_enum, default_value_t = Progress::Auto)]
+    pub progress: Progress,
+    /// Working directory of `blis run` (the blis checkout, for defaults.yaml) [default: the binary's directory]
+    #[arg(long, value_name = "DIR")]
+    pub blis_root: Option<PathBuf>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Progress {
+    #[default]
+    Auto,
+    Lines,
+    Quiet,
+}
+
+fn parse_shard(text: &str) -> Result<Shard, String> {
+    Shard::parse(text).map_err(|e| e.to_string())
+}
+
+impl RunArgs {
+    /// The run options, or a refusal naming the missing input (binary, catalog, registry).
+    pub fn options(&self, inputs: &Inputs, needed_for: &str) -> Result<RunOptions, TaskError> {
+        let binary = blis::binary::require(inputs, needed_for)?;
+        let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
+        let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
+        let mut opts = RunOptions::new(binary, catalog, registry);
+        if let Some(root) = &self.blis_root {
+            opts.blis_root = root.clone();
+        }
+        if let Some(jobs) = self.jobs {
+            opts.workers = jobs.max(1);
+        }
+        opts.timeout = Duration::from_secs(self.timeout);
+        let dir = self.cache_dir.clone().unwrap_or_else(blis::default_cache_dir);
+        opts.cache = match (self.no_cache, self.cache_only) {
+            (true, _) => CacheMode::Off,
+            (false, true) => CacheMode::ReadOnly(dir),
+            (false, false) => CacheMode::ReadWrite(dir),
+        };
+        opts.shard = self.shard;
+        opts.progress = match self.progress {
+            Progress::Auto => ProgressMode::Auto,
+            Progress::Lines => ProgressMode::Lines,
+            Progress::Quiet => ProgressMode::Quiet,
+        };
+        Ok(opts)
+    }
+}
+
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Run the points of a JSON file (an array of PointSpec) and print one line per point.
+    Run {
+        /// JSON array of points; relative `scenario_file`s are below --scenarios
+        #[arg(long, value_name = "FILE")]
+        points: PathBuf,
+        #[command(flatten)]
+        run: RunArgs,
+        #[command(flatten)]
+        inputs: InputArgs,
+    },
+    /// The determinism figure: one point run twice outside the cache.
+    Determinism {
+        #[command(flatten)]
+        inputs: InputArgs,
+    },
+    /// The sensitivity table: baseline, engine settings varied, numpy seeds 1..4.
+    Sensitivity {
+        #[command(flatten)]
+        run: RunArgs,
+        #[command(flatten)]
+        inputs: InputArgs,
+    },
+    /// Build the test double and print its path (for `--blis "$(cargo xtask blis double)"`).
+    Double,
+}
+
+pub fn run(cmd: Command) -> Result<u8> {
+    match cmd {
+        Command::Run { points, run, inputs } => run_file(&points, &run, &inputs.resolve()),
+        Command::Determinism { inputs } => finish(blis::task_determinism(&inputs.resolve()).map(|out| {
+            print!("{}", out.report);
+            out.values.get("bit_identical") == Some(&harness::task::Value::Check(true))
+        })),
+        Command::Sensitivity { run, inputs } => {
+            let inputs = inputs.resolve();
+            finish(run.options(&inputs, "the BLIS sensitivity table").and_then(|opts| {
+                let out = blis::arm::task_sensitivity_with(&inputs, Some(opts))?;
+                print!("{}", out.report);
+                Ok(out.values.get("rows_agree_on_n") == Some(&harness::task::Value::Check(true)))
+            }))
+        }
+        Command::Double => {
+            println!("{}", blis::double::build()?.display());
+            Ok(exit::OK)
+        }
+    }
+}
+
+fn finish(result: Result<bool, TaskError>) -> Result<u8> {
+    match result {
+        Ok(true) => Ok(exit::OK),
+        Ok(false) => Ok(exit::FAILED),
+        Err(TaskError::Refused(r)) => {
+            eprintln!("refused: {r}");
+            Ok(exit::REFUSED)
+        }
+        Err(TaskError::Failed(e)) => Err(e),
+    }
+}
+
+fn run_file(path: &std::path::Path, args: &RunArgs, inputs: &Inputs) -> Result<u8> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let de = &mut serde_json::Deserializer::from_str(&text);
+    let mut points: Vec<PointSpec> = serde_path_to_error::deserialize(de)
+        .map_err(|e| anyhow::anyhow!("{}: at `{}`: {}", path.display(), e.path(), e.inner()))?;
+    let relative = points.iter().any(|p| p.scenario_file.is_relative());
+    if relative {
+        let scenarios = match inputs.require_dir(InputKind::Scenarios, "points with relative scenario files") {
+            Ok(dir) => dir.to_path_buf(),
+            Err(r) => return finish(Err(r.into())),
+        };
+        for p in &mut points {
+            if p.scenario_file.is_relative() {
+                p.scenario_file = scenarios.join(&p.scenario_file);
+            }
+        }
+    }
+    finish(args.options(inputs, "running BLIS points").and_then(|opts| {
+        let report = blis::run_points(&points, &opts)?;
+        print!("{}", blis::render_outcomes(&report.outcomes));
+        Ok(report.summary.failed == 0)
+    }))
+}
+
+/// The BLIS column of `cargo xtask score --blis PATH`: every point of the selected sweeps, run
+/// (or served from the cache) with `args`; points without a value are listed on stderr and
+/// their sweeps are dropped by the scorer.
+pub fn score_arm(
+    args: &RunArgs,
+    inputs: &Inputs,
+    corpora: &harness::score::Corpora,
+    scenarios: &harness::corpus::scenario::ScenarioSet,
+    selection: &harness::score::Selection,
+) -> Result<harness::score::Arm, TaskError> {
+    let needed_for = "the BLIS column";
+    let opts = args.options(inputs, needed_for)?;
+    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?;
+    let fixtures = blis::FixtureSet::committed()?;
+    let plan = blis::arm::plan(corpora, scenarios, scenarios_dir, Some(&opts.catalog), &fixtures, 0, selection);
+    let (arm, report) = blis::arm::run_arm(&plan, &opts)?;
+    for line in blis::arm::missing_points(&plan, &report) {
+        eprintln!("blis: no value: {line}");
+    }
+    if report.summary.other_shard > 0 {
+        eprintln!(
+            "blis: {} points belong to other shards: this table is partial; merge the shard caches and score with --cache-only",
+            report.summary.other_shard
+        );
+    }
+    Ok(arm)
+}

@@ -1,0 +1,207 @@
+//! `cargo xtask blis run` and `cargo xtask cache merge` end to end with the test double:
+//! sharded runs merged and scored from the cache print the unsharded table byte for byte.
+
+use assert_cmd::Command;
+use harness::blis::{double, EngineSettings, PointSpec};
+use predicates::prelude::*;
+use predicates::str::contains;
+use std::path::{Path, PathBuf};
+
+struct Checkout {
+    dir: tempfile::TempDir,
+}
+
+impl Checkout {
+    fn new() -> Checkout {
+        let dir = tempfile::tempdir().unwrap();
+        for sub in ["scenarios", "catalog", "registry"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        std::fs::write(dir.path().join("scenarios/synthetic.yaml"), double::SYNTHETIC_SCENARIO).unwrap();
+        let engine = EngineSettings { max_num_seqs: 64, max_num_batched_tokens: 2048, block_size: 16, enable_prefix_caching: true };
+        let points: Vec<PointSpec> = [1u32, 2, 4, 8, 16]
+            .iter()
+            .map(|&c| PointSpec {
+                // Relative: resolved below --scenarios.
+                scenario_file: "synthetic.yaml".into(),
+                engine,
+                isl: 128,
+                osl: 32,
+                concurrency: c,
+                seed: 0,
+                input_lens: (0..10 * c).map(|i| 100 + i % 29).collect(),
+                output_lens: (0..10 * c).map(|i| 20 + i % 13).collect(),
+            })
+            .collect();
+        std::fs::write(dir.path().join("points.json"), serde_json::to_string(&points).unwrap()).unwrap();
+        Checkout { dir }
+    }
+
+    fn path(&self, sub: &str) -> PathBuf {
+        self.dir.path().join(sub)
+    }
+
+    /// `xtask blis run` over this checkout with the double, from a neutral directory.
+    fn run_points(&self, extra: &[&str]) -> Command {
+        Command::from_std(self.run_points_std(extra))
+    }
+
+    fn run_points_std(&self, extra: &[&str]) -> std::process::Command {
+        let mut cmd = xtask_std(self.dir.path());
+        cmd.args(["blis", "run", "--points"]).arg(self.path("points.json"));
+        cmd.arg("--blis").arg(double::build().unwrap());
+        for (flag, sub) in [("--scenarios", "scenarios"), ("--catalog", "catalog"), ("--registry", "registry")] {
+            cmd.arg(flag).arg(self.path(sub));
+        }
+        cmd.args(extra);
+        cmd
+    }
+}
+
+fn xtask(cwd: &Path) -> Command {
+    Command::from_std(xtask_std(cwd))
+}
+
+/// The xtask binary started from `cwd` with no BLIS_* variable leaking in.
+fn xtask_std(cwd: &Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("xtask"));
+    cmd.current_dir(cwd);
+    for (name, _) in std::env::vars() {
+        if name.starts_with("BLIS_") {
+            cmd.env_remove(name);
+        }
+    }
+    cmd
+}
+
+fn stdout(mut cmd: Command) -> String {
+    String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap()
+}
+
+#[test]
+fn sharded_runs_merged_print_the_unsharded_table() {
+    let checkout = Checkout::new();
+    let unsharded = stdout(checkout.run_points(&["--no-cache"]));
+    assert_eq!(unsharded.lines().count(), 5);
+    assert!(unsharded.contains("tpot_ms="), "{unsharded}");
+    let shards = [checkout.path("shard1"), checkout.path("shard2")];
+    for (i, dir) in shards.iter().enumerate() {
+        let shard = format!("{}/2", i + 1);
+        checkout.run_points(&["--shard", &shard, "--cache-dir", dir.to_str().unwrap()]).assert().success();
+    }
+    let merged = checkout.path("merged");
+    xtask(checkout.dir.path())
+        .args(["cache", "merge"])
+        .args(&shards)
+        .arg("--into")
+        .arg(&merged)
+        .assert()
+        .success()
+        .stdout(contains("5 entries copied"));
+    let from_cache = stdout(checkout.run_points(&["--cache-only", "--cache-dir", merged.to_str().unwrap()]));
+    assert_eq!(from_cache, unsharded);
+    xtask(checkout.dir.path()).args(["cache", "stats"]).arg(&merged).assert().success().stdout(contains("5 entries"));
+}
+
+#[test]
+fn a_failing_point_exits_1_and_is_listed_with_its_stderr() {
+    let checkout = Checkout::new();
+    checkout
+        .run_points(&["--no-cache"])
+        .env("BLIS_DOUBLE_MODE", "exit1")
+        .assert()
+        .code(1)
+        .stdout(contains("FAILED Exit"))
+        .stderr(contains("stderr: blis-double: simulated failure"));
+}
+
+#[test]
+fn a_missing_binary_is_refused_with_exit_2_naming_the_flag() {
+    let checkout = Checkout::new();
+    let mut cmd = xtask(checkout.dir.path());
+    cmd.args(["blis", "run", "--points"]).arg(checkout.path("points.json"));
+    cmd.arg("--blis").arg(checkout.path("no-such-blis"));
+    cmd.arg("--scenarios").arg(checkout.path("scenarios"));
+    cmd.assert().code(2).stderr(contains("--blis"));
+}
+
+#[test]
+fn a_bad_shard_is_a_usage_error() {
+    let checkout = Checkout::new();
+    checkout.run_points(&["--shard", "3/2"]).assert().code(64).stderr(contains("1 <= I <= N"));
+}
+
+#[test]
+fn merging_a_corrupt_entry_fails() {
+    let checkout = Checkout::new();
+    let dir = checkout.path("c");
+    checkout.run_points(&["--cache-dir", dir.to_str().unwrap()]).assert().success();
+    let entry = harness::blis::Cache::new(&dir).entries().unwrap().into_values().next().unwrap();
+    std::fs::write(&entry, "{}").unwrap();
+    xtask(checkout.dir.path())
+        .args(["cache", "merge"])
+        .arg(&dir)
+        .arg("--into")
+        .arg(checkout.path("m"))
+        .assert()
+        .code(1)
+        .stderr(contains("is corrupt"));
+}
+
+#[test]
+fn progress_lines_name_each_point_as_it_runs_and_ends() {
+    let checkout = Checkout::new();
+    let cache = checkout.path("c");
+    let cache = cache.to_str().unwrap();
+    checkout
+        .run_points(&["--progress", "lines", "--cache-dir", cache])
+        .assert()
+        .success()
+        .stderr(contains("running synthetic 128:32 c=16 seed=0"))
+        .stderr(contains("done   synthetic 128:32 c=16 seed=0"))
+        .stderr(contains("5 points in").and(contains("5 run, 0 from cache, 0 failed")));
+    checkout
+        .run_points(&["--progress", "lines", "--cache-dir", cache])
+        .assert()
+        .success()
+        .stderr(contains("cached synthetic 128:32 c=1 seed=0"))
+        .stderr(contains("0 run, 5 from cache"));
+}
+
+#[test]
+fn a_run_killed_midway_leaves_a_consistent_cache() {
+    let checkout = Checkout::new();
+    // More and slower points than the others, so the kill lands while points are running.
+    let points: Vec<PointSpec> = (0..40u32)
+        .map(|i| PointSpec {
+            scenario_file: "synthetic.yaml".into(),
+            engine: EngineSettings { max_num_seqs: 8, max_num_batched_tokens: 256, block_size: 16, enable_prefix_caching: true },
+            isl: 1024,
+            osl: 256,
+            concurrency: 8,
+            seed: u64::from(i),
+            input_lens: (0..80).map(|k| 900 + (k * 7 + i) % 100).collect(),
+            output_lens: (0..80).map(|k| 200 + (k * 3 + i) % 50).collect(),
+        })
+        .collect();
+    std::fs::write(checkout.path("points.json"), serde_json::to_string(&points).unwrap()).unwrap();
+    let cache = checkout.path("c");
+    let mut child = checkout
+        .run_points_std(&["--jobs", "2", "--cache-dir", cache.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while harness::blis::Cache::new(&cache).entries().map_or(0, |e| e.len()) < 2 {
+        assert!(started.elapsed() < std::time::Duration::from_secs(120), "no entry written");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL: harsher than Ctrl-C, nothing gets to clean up
+    child.wait().unwrap();
+    let written = harness::blis::Cache::new(&cache).entries().unwrap().len();
+    assert!(written < points.len(), "the kill came too late to test anything ({written} entries)");
+    xtask(checkout.dir.path()).args(["cache", "stats"]).arg(&cache).assert().success().stdout(contains(" 0 corrupt"));
+    let resumed = stdout(checkout.run_points(&["--cache-dir", cache.to_str().unwrap()]));
+    assert_eq!(resumed, stdout(checkout.run_points(&["--no-cache"])));
+}
