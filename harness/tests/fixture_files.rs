@@ -230,9 +230,9 @@ fn point_list_round_trips_and_refuses_disorder() {
 }
 
 #[test]
-fn release_gate_fixture_check_report_is_stable() {
+fn release_gate_fixture_check_values_match() {
     let out = fixtures::task_check().unwrap();
     assert_eq!(out.values["fixtures.match"], harness::task::Value::Check(true));
     assert_eq!(out.values["fixtures.seed0.points_matched"], harness::task::Value::Count(29));
-    harness::assert_figure_snapshot!("fixtures__check", out.report);
+    // The rendering is pinned by the figures suite (harness/tests/figures.rs).
 }

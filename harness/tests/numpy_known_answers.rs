@@ -86,7 +86,7 @@ fn find_call(sequences: &[Sequence], pred: impl Fn(&Call) -> bool) -> (u32, Call
 }
 
 #[test]
-fn release_gate_report_is_stable() {
+fn release_gate_values_are_numpys() {
     let out = harness::fixtures::task_generator_known_answers().unwrap();
     assert_eq!(
         out.values["generator.seed0_randint_819_1025_5"],
@@ -94,5 +94,5 @@ fn release_gate_report_is_stable() {
     );
     assert_eq!(out.values["generator.known_answers.match"], harness::task::Value::Check(true));
     assert_eq!(out.values["generator.size0_leaves_generator_untouched"], harness::task::Value::Check(true));
-    harness::assert_figure_snapshot!("fixtures__generator_known_answers", out.report);
+    // The rendering is pinned by the figures suite (harness/tests/figures.rs).
 }

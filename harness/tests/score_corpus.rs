@@ -227,14 +227,7 @@ fn main() {
         Trial::test("headline/vllm/ttft_excursions_gpt_oss_h200", excursions_are_the_four_gpt_oss_h200_points),
         Trial::test("tiers/cannot_express_derived_from_scenarios", cannot_express_is_derived_from_scenario_fields),
         Trial::test("tiers/strict_empty_by_rule", strict_is_empty_because_no_run_passed_all_four),
-        snapshot("headline__vllm_all_tiers", || {
-            let s = scored(None)?;
-            Ok([render::header(&s), render::headline(&s), render::excursions(&s)].join("\n"))
-        }),
-        snapshot("headline__vllm_measured_tier", || {
-            let s = scored(Some(ConfigTier::Measured))?;
-            Ok([render::header(&s), render::headline(&s), render::excursions(&s)].join("\n"))
-        }),
+        // The headline tables themselves are pinned by the figures suite (harness/tests/figures.rs).
         snapshot("score__breakdowns", || Ok(render::breakdowns(&scored(None)?))),
         snapshot("score__kernelscore_tpot", || Ok(render::kernelscore(&scored(None)?))),
         snapshot("score__dropped_sweeps", || Ok(render::dropped(&scored(None)?))),

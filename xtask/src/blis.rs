@@ -178,17 +178,9 @@ pub fn score_arm(
     let needed_for = "the BLIS column";
     let opts = args.options(inputs, needed_for)?;
     let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?;
-    let fixtures = blis::FixtureSet::committed()?;
-    let plan = blis::arm::plan(corpora, scenarios, scenarios_dir, Some(&opts.catalog), &fixtures, 0, selection);
-    let (arm, report) = blis::arm::run_arm(&plan, &opts)?;
-    for line in blis::arm::missing_points(&plan, &report) {
-        eprintln!("blis: no value: {line}");
-    }
-    if report.summary.other_shard > 0 {
-        eprintln!(
-            "blis: {} points belong to other shards: this table is partial; merge the shard caches and score with --cache-only",
-            report.summary.other_shard
-        );
+    let (arm, notes) = blis::arm::column(corpora, scenarios, scenarios_dir, selection, &opts)?;
+    for note in notes {
+        eprintln!("blis: no value: {note}");
     }
     Ok(arm)
 }

@@ -110,6 +110,55 @@ fn arm_values(keys: &[PointKey], outcomes: &[PointOutcome], unplannable: &[(Poin
 
 /// Plans and runs the arm. The report lists every point that has no value and why (to stderr
 /// by the caller), so a dropped sweep is explained.
+/// The BLIS column over a selection: every point planned, run or served from the cache with
+/// `opts`. Returns the arm and one note per point without a value (and for points left to other
+/// shards); the scorer drops their sweeps for every arm.
+pub fn column(
+    corpora: &Corpora,
+    scenarios: &ScenarioSet,
+    scenarios_dir: &Path,
+    selection: &Selection,
+    opts: &RunOptions,
+) -> Result<(Arm, Vec<String>), TaskError> {
+    let fixtures = FixtureSet::committed()?;
+    let plan = plan(corpora, scenarios, scenarios_dir, Some(&opts.catalog), &fixtures, 0, selection);
+    let (arm, report) = run_arm(&plan, opts)?;
+    let mut notes = missing_points(&plan, &report);
+    if report.summary.other_shard > 0 {
+        notes.push(format!(
+            "{} points belong to other shards: this table is partial; merge the shard caches and score with --cache-only",
+            report.summary.other_shard
+        ));
+    }
+    Ok((arm, notes))
+}
+
+/// The headline table for the release gate, with the BLIS column when a binary is supplied
+/// (run with the default options, quietly, through the shared cache).
+pub fn task_headline(inputs: &crate::inputs::Inputs, config_tier: Option<oracles::tiers::ConfigTier>) -> crate::task::TaskResult {
+    use crate::inputs::InputKind;
+    if inputs.get(InputKind::Blis).is_none() {
+        return crate::score::task_headline(inputs, config_tier);
+    }
+    let needed_for = "the BLIS column";
+    let binary = super::binary::require(inputs, needed_for)?;
+    let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
+    let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
+    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?.to_path_buf();
+    let (corpora, scenarios) = crate::score::load_inputs(inputs)?;
+    let selection = Selection::vllm(config_tier);
+    let mut opts = RunOptions::new(binary, catalog, registry);
+    opts.progress = super::ProgressMode::Quiet;
+    let (arm, notes) = column(&corpora, &scenarios, &scenarios_dir, &selection, &opts)?;
+    let arms = crate::score::headline_arms(&corpora.e2e, Some(arm));
+    let scored = crate::score::score(&corpora, &scenarios, &arms, &selection);
+    let mut out = crate::score::headline_output(&scored);
+    for note in notes {
+        out.report.push_str(&format!("blis: no value: {note}\n"));
+    }
+    Ok(out)
+}
+
 pub fn run_arm(plan: &Plan, opts: &RunOptions) -> Result<(Arm, RunReport), TaskError> {
     let specs: Vec<PointSpec> = plan.points.iter().map(|(_, s)| s.clone()).collect();
     let report = run_points(&specs, opts)?;

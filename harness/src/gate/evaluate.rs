@@ -160,33 +160,35 @@ pub fn first_difference(a: &str, b: &str) -> String {
     "renderings differ only in bytes outside the lines".to_string()
 }
 
-/// What the lock verification says about the inputs every other figure reads.
+/// What the lock verification says about the inputs every other figure reads: per input, why
+/// it cannot be trusted (keys `<section>.ok` of harness::lock's task output).
 #[derive(Default)]
 struct Taint {
-    trees: Option<String>,
-    measurements: Option<String>,
+    failed: BTreeMap<InputKind, String>,
 }
 
 impl Taint {
     fn from_lock(lock: Option<&Result<Rendered, String>>) -> Taint {
+        let trees = [InputKind::Catalog, InputKind::Registry, InputKind::Scenarios];
         let mut taint = Taint::default();
         match lock {
-            None => {}
-            Some(Err(e)) => taint.trees = Some(format!("the lock could not be verified: {e}")),
-            Some(Ok(Rendered::Failed(e))) => taint.trees = Some(format!("the lock could not be verified: {e}")),
-            Some(Ok(Rendered::Refused(_))) => {}
-            Some(Ok(Rendered::Output(out))) => {
-                if out.values.get("trees.verified") == Some(&Value::Check(false)) {
-                    taint.trees = Some("the vendored trees do not match lockfiles/upstream.lock (see figure inputs/lock-verify)".into());
+            None | Some(Ok(Rendered::Refused(_))) => {}
+            Some(Err(e)) | Some(Ok(Rendered::Failed(e))) => {
+                for kind in trees {
+                    taint.failed.insert(kind, format!("the lock could not be verified: {e}"));
                 }
-                if out.values.get("measurements.pinned") == Some(&Value::Check(false)) {
-                    let files = match out.values.get("measurements.differing") {
-                        Some(Value::Text(t)) => t.clone(),
-                        _ => "see figure inputs/lock-verify".into(),
-                    };
-                    taint.measurements = Some(format!(
-                        "the corpora differ from the pinned ones ({files}): a different corpus, not a regression"
-                    ));
+            }
+            Some(Ok(Rendered::Output(out))) => {
+                for kind in trees.into_iter().chain([InputKind::Measurements]) {
+                    let name = super::manifest::input_name(kind);
+                    if out.values.get(&format!("{name}.ok")) == Some(&Value::Check(false)) {
+                        let why = if kind == InputKind::Measurements {
+                            "the corpora differ from the ones pinned in lockfiles/upstream.lock (see inputs/lock-verify): a different corpus, not a regression".to_string()
+                        } else {
+                            format!("the {name} tree does not match lockfiles/upstream.lock (see inputs/lock-verify)")
+                        };
+                        taint.failed.insert(kind, why);
+                    }
                 }
             }
         }
@@ -245,12 +247,11 @@ fn judge(
         return result;
     };
     let needs = tasks::find(task).map_or(&[][..], |d| d.needs);
-    let reads_trees = needs.iter().any(|k| matches!(k, InputKind::Catalog | InputKind::Registry | InputKind::Scenarios));
-    let reads_corpora = needs.contains(&InputKind::Measurements);
     result.status = Status::Mismatch;
-    if task != LOCK_TASK && reads_trees {
-        if let Some(t) = &taint.trees {
-            result.detail = format!("not reproducible: {t}");
+    if task != LOCK_TASK {
+        let untrusted_tree = needs.iter().filter(|k| **k != InputKind::Measurements).find_map(|k| taint.failed.get(k));
+        if let Some(why) = untrusted_tree {
+            result.detail = format!("not reproducible: {why}");
             return result;
         }
     }
@@ -278,15 +279,20 @@ fn judge(
     result.ours = Some(ours);
     result.status = if matches { Status::Ok } else { Status::Mismatch };
     let mut notes: Vec<String> = tolerance_note.into_iter().collect();
-    if reads_corpora {
-        if let Some(t) = &taint.measurements {
-            notes.push(t.clone());
+    if needs.contains(&InputKind::Measurements) {
+        if let Some(why) = taint.failed.get(&InputKind::Measurements) {
+            notes.push(why.clone());
         }
     }
-    if let Some(note) = &f.note {
-        if !matches {
-            notes.push(note.clone());
+    // A task may say why a value is off under `<key>.why`.
+    if !matches {
+        if let Some(Value::Text(why)) = output.values.get(&format!("{key}.why")) {
+            notes.push(why.clone());
         }
+    }
+    // The manifest's note (e.g. a flagged definition) stands whatever the verdict.
+    if let Some(note) = &f.note {
+        notes.push(note.clone());
     }
     result.detail = notes.join("; ");
     result

@@ -111,7 +111,13 @@ impl Manifest {
     pub fn load(path: &Path) -> Result<Manifest> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("reading the figure manifest {}", path.display()))?;
-        let manifest: Manifest = serde_yaml::from_str(&text)
+        Manifest::parse(&text, path)
+    }
+
+    /// Parses and checks a manifest; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &Path) -> Result<Manifest> {
+        let path = origin;
+        let manifest: Manifest = serde_yaml::from_str(text)
             .with_context(|| format!("{}: not a valid figure manifest", path.display()))?;
         let problems = manifest.problems();
         if !problems.is_empty() {
@@ -188,6 +194,17 @@ impl Manifest {
                 problems.push(format!("{at}: document, section and what are required"));
             }
         }
+        let mut snapshot_of_task: BTreeMap<&str, &str> = BTreeMap::new();
+        for f in &self.figures {
+            if let (Some(task), Some(snap)) = (f.task.as_deref(), f.snapshot.as_deref()) {
+                match snapshot_of_task.insert(task, snap) {
+                    Some(other) if other != snap => problems.push(format!(
+                        "task `{task}` is pinned by two snapshots, `{other}` and `{snap}`: one task, one snapshot"
+                    )),
+                    _ => {}
+                }
+            }
+        }
         for name in self.tolerances.keys() {
             if !used_tolerances.contains(name.as_str()) {
                 problems.push(format!("tolerance `{name}` is used by no figure"));
@@ -250,7 +267,16 @@ pub fn task_consistency(cx: &super::tasks::Context) -> TaskResult {
         let abs = t.abs.map_or("half a unit in the last published digit".to_string(), |a| format!("{a}"));
         let _ = writeln!(out.report, "  tolerance {name}: {abs} ({})", t.why);
     }
+    // Whether the document was there to check digits against is not part of the rendering:
+    // the figure must read the same on every machine. The hygiene test says when it skipped.
+    let (problems, _skipped) = super::hygiene::check(&manifest);
+    for p in &problems {
+        let _ = writeln!(out.report, "  PROBLEM {p}");
+    }
     out.count("figures", manifest.figures.len() as u64);
-    out.check("consistent", true);
+    out.check("consistent", problems.is_empty());
+    if !problems.is_empty() {
+        out.text("consistent.why", format!("{} problem(s), first: {}", problems.len(), problems[0]));
+    }
     Ok(out)
 }

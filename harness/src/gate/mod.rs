@@ -7,6 +7,7 @@
 //! terminal lines, the markdown summary and the stable JSON).
 
 pub mod evaluate;
+pub mod hygiene;
 pub mod manifest;
 pub mod report;
 pub mod tasks;

@@ -1,0 +1,110 @@
+//! Every task of the figure manifest, rendered and pinned by its snapshot (one Trial per task,
+//! named `figures/<task>`), plus the manifest's hygiene (`hygiene/...`). A task whose inputs
+//! are not supplied is reported ignored, with the variable that would supply it in its kind;
+//! tasks that run the `blis` binary are pinned with the test double by the BLIS arm's tests.
+//! Accept a changed figure with `cargo insta review`; under CI=true nothing is written.
+
+use harness::gate::{self, hygiene, tasks, Manifest};
+use harness::inputs::{Flags, InputKind, Inputs};
+use harness::task::{TaskError, TaskOutput, Value};
+use libtest_mimic::{Arguments, Failed, Trial};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+fn main() {
+    let args = Arguments::from_args();
+    let manifest = match Manifest::load(&gate::manifest_path()) {
+        Ok(m) => m,
+        Err(e) => {
+            let trial = Trial::test("hygiene/manifest-loads", move || Err(format!("{e:#}").into()));
+            libtest_mimic::run(&args, vec![trial]).exit();
+        }
+    };
+    let mut trials = hygiene_trials(&manifest);
+    let mut snapshot_of: BTreeMap<String, String> = BTreeMap::new();
+    for f in &manifest.figures {
+        if let (Some(task), Some(snap)) = (&f.task, &f.snapshot) {
+            snapshot_of.insert(task.clone(), snap.clone());
+        }
+    }
+    let inputs = Inputs::from_process(&Flags::default());
+    for (task, snapshot) in snapshot_of {
+        let def = tasks::find(&task).expect("the manifest names only known tasks");
+        let missing: Vec<InputKind> = def.needs.iter().copied().filter(|k| !present(&inputs, *k)).collect();
+        let cx = tasks::Context { inputs: inputs.clone(), manifest: gate::manifest_path() };
+        let trial = Trial::test(format!("figures/{task}"), move || pin(&cx, def, &snapshot));
+        // A `blis` figure's rendering depends on the binary; its snapshot pins the rendering with
+        // the test double and is asserted by the BLIS arm's own tests (harness/tests/blis_*.rs).
+        trials.push(if def.needs.contains(&InputKind::Blis) {
+            trial.with_ignored_flag(true).with_kind("pinned with blis-double by harness/tests/blis_*")
+        } else if let Some(kind) = missing.first() {
+            trial.with_ignored_flag(true).with_kind(format!("needs {}", kind.env_var()))
+        } else {
+            trial
+        });
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn present(inputs: &Inputs, kind: InputKind) -> bool {
+    inputs.get(kind).is_some_and(|i| if kind == InputKind::Blis { i.path.is_file() } else { i.path.is_dir() })
+}
+
+fn pin(cx: &tasks::Context, def: &tasks::TaskDef, snapshot: &str) -> Result<(), Failed> {
+    let output = match (def.run)(cx) {
+        Ok(output) => output,
+        Err(TaskError::Refused(r)) => return Err(format!("refused although its inputs were supplied: {r}").into()),
+        Err(TaskError::Failed(e)) => return Err(format!("{e:#}").into()),
+    };
+    harness::assert_figure_snapshot!(snapshot, rendering(&output));
+    Ok(())
+}
+
+/// What a snapshot pins: the task's report, then every value it hands the gate.
+fn rendering(output: &TaskOutput) -> String {
+    let mut text = output.report.clone();
+    text.push_str("-- values --\n");
+    for (key, value) in &output.values {
+        let shown = match value {
+            Value::Number(x) => format!("{x}"),
+            Value::Count(n) => n.to_string(),
+            Value::Check(b) => b.to_string(),
+            Value::Text(t) => format!("{t:?}"),
+        };
+        let _ = writeln!(text, "{key} = {shown}");
+    }
+    text
+}
+
+fn hygiene_trials(manifest: &Manifest) -> Vec<Trial> {
+    let problems = manifest.problems();
+    let consistent = Trial::test("hygiene/manifest-consistent", move || fail_on(problems));
+    let present = hygiene::snapshot_files(&harness::paths::snapshots());
+    let mut snapshot_problems = hygiene::missing_snapshots(manifest, &present);
+    snapshot_problems.extend(hygiene::orphaned_snapshots(manifest, &present, &hygiene::test_sources()));
+    let snapshots = Trial::test("hygiene/snapshots-named-and-referenced", move || fail_on(snapshot_problems));
+    let doc_path = hygiene::published_figures_path();
+    let digits = match std::fs::read_to_string(&doc_path) {
+        Ok(doc) => {
+            let problems = hygiene::published_digits(manifest, "PUBLISHED-FIGURES.md", &doc);
+            Trial::test("hygiene/published-digits", move || fail_on(problems))
+        }
+        // CI always has the team's docs beside the clone: there, a missing document fails.
+        Err(e) if std::env::var_os("CI").is_some_and(|v| v == "true") => {
+            let msg = format!("{}: {e}", doc_path.display());
+            Trial::test("hygiene/published-digits", move || Err(msg.into()))
+        }
+        Err(_) => Trial::test("hygiene/published-digits", || Ok(()))
+            .with_ignored_flag(true)
+            .with_kind("needs BLIS_PUBLISHED_FIGURES"),
+    };
+    vec![consistent, snapshots, digits]
+}
+
+fn fail_on(problems: Vec<String>) -> Result<(), Failed> {
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
+    }
+}

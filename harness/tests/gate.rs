@@ -1,0 +1,242 @@
+//! The release gate's own behaviour, on small manifests and a scripted renderer, so each rule
+//! (tolerance, kinds, refusals, determinism, lock taint, hygiene) is shown to fail when it should.
+
+use harness::gate::evaluate::{evaluate, GateOptions, Rendered, Renderer, Status};
+use harness::gate::tasks::Context;
+use harness::gate::{hygiene, report, Manifest};
+use harness::inputs::{Flags, Inputs};
+use harness::task::{TaskOutput, Value};
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+const MANIFEST: &str = r#"
+tolerances:
+  last-digit: {why: "published rounded"}
+external_inputs:
+  nvidia-parquet: {what: "NVIDIA's parquet tables", supplied_by: "no flag supplies it"}
+figures:
+  - {id: e/shape, what: "shape", document: PUBLISHED-FIGURES.md, section: "1", task: error-definition,
+     key: shape, expect: {number: "10.05"}, tolerance: last-digit, snapshot: oracle__report}
+  - {id: e/n, what: "n", document: PUBLISHED-FIGURES.md, section: "1", task: error-definition,
+     key: n, expect: {count: 878}, snapshot: oracle__report}
+  - {id: e/fails, what: "check", document: PUBLISHED-FIGURES.md, section: "1", task: error-definition,
+     key: inclusive_differs, expect: {check: true}, snapshot: oracle__report}
+  - {id: h/blis, what: "blis cell", document: PUBLISHED-FIGURES.md, section: "3", task: headline,
+     key: all.blis.tpot_shape, needs: [blis], expect: {number: "9.64"}, tolerance: last-digit, snapshot: headline__all}
+  - {id: c/guard, what: "guard", document: PUBLISHED-FIGURES.md, section: "6", needs: [nvidia-parquet],
+     expect: {number: "0.795"}, tolerance: last-digit}
+  - {id: h/scenarios, what: "reads the scenario tree", document: PUBLISHED-FIGURES.md, section: "3", task: headline,
+     key: all.sweeps, expect: {count: 113}, snapshot: headline__all}
+  - {id: l/verified, what: "lock", document: REFERENCE.md, section: "8", task: lock-verify,
+     key: verified, expect: {check: true}, snapshot: lock__verify}
+"#;
+
+/// Answers each task from a table; with `flaky`, the second rendering of every task differs.
+struct Scripted {
+    outputs: BTreeMap<&'static str, TaskOutput>,
+    flaky: bool,
+    calls: Cell<usize>,
+}
+
+impl Scripted {
+    fn new(outputs: BTreeMap<&'static str, TaskOutput>) -> Scripted {
+        Scripted { outputs, flaky: false, calls: Cell::new(0) }
+    }
+}
+
+impl Renderer for Scripted {
+    fn render(&self, task: &str) -> anyhow::Result<String> {
+        self.calls.set(self.calls.get() + 1);
+        let mut out = self.outputs.get(task).cloned().unwrap_or_default();
+        out.report = format!("report of {task}\nline two\n");
+        if self.flaky && self.calls.get() % 2 == 0 {
+            out.report = format!("report of {task}\nline 2\n");
+        }
+        Ok(Rendered::Output(out).to_json())
+    }
+}
+
+fn output(values: &[(&str, Value)]) -> TaskOutput {
+    TaskOutput { report: String::new(), values: values.iter().map(|(k, v)| (k.to_string(), v.clone())).collect() }
+}
+
+fn good_outputs() -> BTreeMap<&'static str, TaskOutput> {
+    BTreeMap::from([
+        (
+            "error-definition",
+            output(&[
+                ("shape", Value::Number(10.0512)),
+                ("n", Value::Count(878)),
+                ("inclusive_differs", Value::Check(true)),
+            ]),
+        ),
+        ("lock-verify", output(&[("verified", Value::Check(true)), ("catalog.ok", Value::Check(true))])),
+        ("headline", output(&[("all.sweeps", Value::Count(113))])),
+    ])
+}
+
+/// Inputs whose corpora and trees exist (empty temp folders), and no `blis`.
+fn inputs_with_dirs(dir: &Path) -> Inputs {
+    for sub in ["m", "c", "r", "s"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    Inputs::resolve(
+        &Flags {
+            measurements: Some(dir.join("m")),
+            catalog: Some(dir.join("c")),
+            registry: Some(dir.join("r")),
+            scenarios: Some(dir.join("s")),
+            blis: None,
+        },
+        |_| None,
+    )
+}
+
+fn run(manifest_text: &str, renderer: &Scripted) -> Vec<harness::gate::FigureResult> {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = Manifest::parse(manifest_text, Path::new("test.yaml")).unwrap();
+    let cx = Context { inputs: inputs_with_dirs(dir.path()), manifest: "test.yaml".into() };
+    evaluate(&manifest, &cx, renderer, &GateOptions { only: &[] }, &mut |_, _, _| {})
+}
+
+fn status_of(results: &[harness::gate::FigureResult], id: &str) -> (Status, String) {
+    let r = results.iter().find(|r| r.id == id).unwrap();
+    (r.status, report::line(r))
+}
+
+#[test]
+fn values_within_tolerance_reproduce_and_missing_inputs_are_refused_with_their_flag() {
+    let results = run(MANIFEST, &Scripted::new(good_outputs()));
+    assert_eq!(status_of(&results, "e/shape").0, Status::Ok);
+    assert_eq!(status_of(&results, "e/n").0, Status::Ok);
+    assert_eq!(status_of(&results, "e/fails").0, Status::Ok);
+    let (status, line) = status_of(&results, "h/blis");
+    assert_eq!(status, Status::Refused);
+    assert!(line.contains("--blis") && line.contains("BLIS_BIN"), "{line}");
+    let (status, line) = status_of(&results, "c/guard");
+    assert_eq!(status, Status::Refused);
+    assert!(line.contains("NVIDIA's parquet tables"), "{line}");
+    assert_eq!(report::Summary::of(&results).line(), "5 reproduced, 0 mismatched, 2 refused");
+}
+
+#[test]
+fn one_edited_digit_of_a_published_value_is_a_mismatch_naming_the_figure() {
+    let edited = MANIFEST.replace(r#"number: "10.05""#, r#"number: "10.06""#);
+    let results = run(&edited, &Scripted::new(good_outputs()));
+    let (status, line) = status_of(&results, "e/shape");
+    assert_eq!(status, Status::Mismatch);
+    assert!(line.starts_with("MISMATCH e/shape  published 10.06, ours 10.05"), "{line}");
+}
+
+#[test]
+fn a_value_outside_half_the_last_digit_is_a_mismatch() {
+    let mut outputs = good_outputs();
+    outputs.get_mut("error-definition").unwrap().values.insert("shape".into(), Value::Number(10.0551));
+    let results = run(MANIFEST, &Scripted::new(outputs));
+    assert_eq!(status_of(&results, "e/shape").0, Status::Mismatch);
+}
+
+#[test]
+fn a_wrong_count_or_a_failed_check_is_a_mismatch() {
+    let mut outputs = good_outputs();
+    let values = &mut outputs.get_mut("error-definition").unwrap().values;
+    values.insert("n".into(), Value::Count(877));
+    values.insert("inclusive_differs".into(), Value::Check(false));
+    values.insert("inclusive_differs.why".into(), Value::Text("inclusive gave 10.05".into()));
+    let results = run(MANIFEST, &Scripted::new(outputs));
+    assert_eq!(status_of(&results, "e/n").0, Status::Mismatch);
+    let (status, line) = status_of(&results, "e/fails");
+    assert_eq!(status, Status::Mismatch);
+    assert!(line.contains("inclusive gave 10.05"), "the task's reason is shown: {line}");
+}
+
+#[test]
+fn two_renderings_that_differ_fail_showing_the_first_differing_line() {
+    let renderer = Scripted { flaky: true, ..Scripted::new(good_outputs()) };
+    let results = run(MANIFEST, &renderer);
+    let (status, line) = status_of(&results, "e/shape");
+    assert_eq!(status, Status::Mismatch);
+    assert!(
+        line.contains("not deterministic") && line.contains("first differing line 2: \"line two\" vs \"line 2\""),
+        "{line}"
+    );
+}
+
+#[test]
+fn a_failed_lock_makes_every_figure_reading_the_trees_not_reproducible() {
+    let mut outputs = good_outputs();
+    outputs.insert("lock-verify", output(&[("verified", Value::Check(false)), ("scenarios.ok", Value::Check(false))]));
+    let results = run(MANIFEST, &Scripted::new(outputs));
+    assert_eq!(status_of(&results, "l/verified").0, Status::Mismatch);
+    let (status, line) = status_of(&results, "h/scenarios");
+    assert_eq!(status, Status::Mismatch);
+    assert!(line.contains("not reproducible: the scenarios tree does not match"), "{line}");
+    // Figures whose tasks read only the corpora are still judged on their own values.
+    assert_eq!(status_of(&results, "e/shape").0, Status::Ok);
+}
+
+#[test]
+fn a_corpus_that_differs_from_its_pin_is_said_on_every_figure_that_read_it() {
+    let mut outputs = good_outputs();
+    outputs.insert(
+        "lock-verify",
+        output(&[
+            ("verified", Value::Check(false)),
+            ("scenarios.ok", Value::Check(true)),
+            ("measurements.ok", Value::Check(false)),
+        ]),
+    );
+    let results = run(MANIFEST, &Scripted::new(outputs));
+    let (_, line) = status_of(&results, "e/shape");
+    assert!(
+        line.contains("differ from the ones pinned") && line.contains("not a regression"),
+        "{line}"
+    );
+}
+
+#[test]
+fn the_manifest_refuses_inconsistencies_all_at_once() {
+    let bad = MANIFEST
+        .replace("id: e/n,", "id: e/shape,")
+        .replace("task: headline,", "task: no-such-task,")
+        .replace("tolerance: last-digit}", "tolerance: nope}");
+    let err = format!("{:#}", Manifest::parse(&bad, Path::new("bad.yaml")).unwrap_err());
+    for expected in ["duplicate id", "unknown task `no-such-task`", "unknown tolerance `nope`"] {
+        assert!(err.contains(expected), "missing `{expected}` in:\n{err}");
+    }
+}
+
+#[test]
+fn the_committed_manifest_is_consistent() {
+    let manifest = Manifest::load(&harness::gate::manifest_path()).unwrap();
+    assert!(manifest.figures.len() > 100, "every published figure is listed");
+}
+
+#[test]
+fn published_digits_are_checked_against_their_section() {
+    let manifest = Manifest::parse(MANIFEST, Path::new("test.yaml")).unwrap();
+    let doc = "## 1. Error\n10.05% on 878 comparisons, true\n## 3. Headline\n9.64 in 113 sweeps\n## 6. Guard\n0.795\n";
+    assert_eq!(hygiene::published_digits(&manifest, "PUBLISHED-FIGURES.md", doc), Vec::<String>::new());
+    let moved = doc.replace("9.64", "9.65");
+    assert_eq!(
+        hygiene::published_digits(&manifest, "PUBLISHED-FIGURES.md", &moved),
+        vec!["figure `h/blis`: `9.64` does not stand in PUBLISHED-FIGURES.md section 3"]
+    );
+}
+
+#[test]
+fn an_unreferenced_snapshot_is_an_orphan() {
+    let manifest = Manifest::parse(MANIFEST, Path::new("test.yaml")).unwrap();
+    let present = ["oracle__report", "headline__all", "lock__verify", "stale__thing", "pinned__by_a_test"]
+        .map(String::from)
+        .into_iter()
+        .collect();
+    let sources = r#"assert_figure_snapshot!("pinned__by_a_test", text)"#;
+    assert_eq!(
+        hygiene::orphaned_snapshots(&manifest, &present, sources),
+        vec!["snapshots/stale__thing.snap is referenced by no figure and no test: delete it or pin it"]
+    );
+    let only_one = ["oracle__report".to_string()].into_iter().collect();
+    assert_eq!(hygiene::missing_snapshots(&manifest, &only_one).len(), 2);
+}
