@@ -50,7 +50,7 @@ impl Renderer for Scripted {
         self.calls.set(self.calls.get() + 1);
         let mut out = self.outputs.get(task).cloned().unwrap_or_default();
         out.report = format!("report of {task}\nline two\n");
-        if self.flaky && self.calls.get() % 2 == 0 {
+        if self.flaky && self.calls.get().is_multiple_of(2) {
             out.report = format!("report of {task}\nline 2\n");
         }
         Ok(Rendered::Output(out).to_json())
