@@ -47,17 +47,7 @@ fn walk(dir: &Path, prefix: &str, scan: &mut Scan) -> io::Result<()> {
         if prefix.is_empty() && (name == COMMIT_STAMP || name == MANIFEST_STAMP) {
             continue;
         }
-        if !utf8_name {
-            scan.problems.insert(rel, "file name is not UTF-8".into());
-            continue;
-        }
-        let meta = match fs::symlink_metadata(&path) {
-            Ok(m) => m,
-            Err(e) => {
-                scan.problems.insert(rel, format!("unreadable: {e}"));
-                continue;
-            }
-        };
+        let Some(meta) = entry_metadata(&path, &rel, utf8_name, scan) else { continue };
         if meta.is_dir() {
             walk(&path, &rel, scan)?;
         } else {
@@ -65,6 +55,22 @@ fn walk(dir: &Path, prefix: &str, scan: &mut Scan) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The entry's own metadata (links are not followed), or `None` with the problem recorded: a
+/// name that is not UTF-8, or an entry that cannot be read.
+fn entry_metadata(path: &Path, rel: &str, utf8_name: bool, scan: &mut Scan) -> Option<fs::Metadata> {
+    if !utf8_name {
+        scan.problems.insert(rel.to_string(), "file name is not UTF-8".into());
+        return None;
+    }
+    match fs::symlink_metadata(path) {
+        Ok(meta) => Some(meta),
+        Err(e) => {
+            scan.problems.insert(rel.to_string(), format!("unreadable: {e}"));
+            None
+        }
+    }
 }
 
 /// Only the entries the globs match, each glob expanded one segment at a time so the rest of a
@@ -92,18 +98,9 @@ fn expand(
             continue;
         }
         let rel = join(prefix, &name);
-        if !utf8_name {
+        let Some(meta) = entry_metadata(&path, &rel, utf8_name, scan) else {
             *hits += 1;
-            scan.problems.insert(rel, "file name is not UTF-8".into());
             continue;
-        }
-        let meta = match fs::symlink_metadata(&path) {
-            Ok(m) => m,
-            Err(e) => {
-                *hits += 1;
-                scan.problems.insert(rel, format!("unreadable: {e}"));
-                continue;
-            }
         };
         if rest.is_empty() {
             *hits += 1;
