@@ -71,3 +71,16 @@ pools:
       cudagraph_mode: PIECEWISE
       gpu_memory_utilization: 0.9
 "#;
+
+/// Lengths spread on [0.8 x bound, bound] from a small LCG: inputs for tests and benchmarks of
+/// the runner, deliberately not numpy's (the fixtures are the real workload).
+pub fn synthetic_lengths(bound: u32, count: usize, seed: u64) -> Vec<u32> {
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let low = bound * 4 / 5;
+    (0..count)
+        .map(|_| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            low + ((state >> 33) as u32) % (bound - low + 1)
+        })
+        .collect()
+}

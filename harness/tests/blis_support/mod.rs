@@ -60,16 +60,8 @@ pub fn engine() -> EngineSettings {
     EngineSettings { max_num_seqs: 256, max_num_batched_tokens: 8192, block_size: 16, enable_prefix_caching: true }
 }
 
-/// Lengths uniform-ish on [0.8 x bound, bound] from a small LCG: test inputs, not numpy's.
 pub fn lengths(bound: u32, count: usize, seed: u64) -> Vec<u32> {
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    let low = bound * 4 / 5;
-    (0..count)
-        .map(|_| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            low + ((state >> 33) as u32) % (bound - low + 1)
-        })
-        .collect()
+    harness::blis::double::synthetic_lengths(bound, count, seed)
 }
 
 pub fn point(scenario: PathBuf, concurrency: u32, seed: u64) -> PointSpec {

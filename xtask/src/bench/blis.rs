@@ -11,17 +11,6 @@ use std::time::Instant;
 const ROUNDS: usize = 3;
 const CONCURRENCIES: [u32; 10] = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32];
 
-fn lengths(bound: u32, count: usize, seed: u64) -> Vec<u32> {
-    let mut state = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let low = bound * 4 / 5;
-    (0..count)
-        .map(|_| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            low + ((state >> 33) as u32) % (bound - low + 1)
-        })
-        .collect()
-}
-
 pub fn run() -> Result<u8> {
     let binary = double::build()?;
     let checkout = tempfile::tempdir()?;
@@ -50,8 +39,8 @@ pub fn run() -> Result<u8> {
                     osl: 1024,
                     concurrency: c,
                     seed,
-                    input_lens: lengths(1024, n, salt),
-                    output_lens: lengths(1024, n, salt + 7),
+                    input_lens: double::synthetic_lengths(1024, n, salt),
+                    output_lens: double::synthetic_lengths(1024, n, salt + 7),
                 });
             }
         }
