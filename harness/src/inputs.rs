@@ -158,6 +158,11 @@ impl Inputs {
         }
     }
 
+    /// Whether the input was supplied and is there: a file for the binary, a folder otherwise.
+    pub fn present(&self, kind: InputKind) -> bool {
+        self.get(kind).is_some_and(|i| if kind == InputKind::Blis { i.path.is_file() } else { i.path.is_dir() })
+    }
+
     /// The input's directory if it was supplied and exists, else a refusal that says which
     /// flag or variable supplies it.
     pub fn require_dir(&self, kind: InputKind, needed_for: &str) -> Result<&Path, Refusal> {

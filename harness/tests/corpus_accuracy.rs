@@ -1,6 +1,6 @@
 //! The accuracy audits on the team's real corpora: run when BLIS_MEASUREMENTS is set (and fail
-//! when a file is missing there), reported as ignored otherwise. The reports are pinned as
-//! snapshots under `snapshots/`.
+//! when a file is missing there), reported as ignored otherwise. The reports themselves are
+//! pinned by the figures suite (harness/tests/figures.rs).
 
 use harness::corpus::aisimulate;
 use harness::oracle_report;

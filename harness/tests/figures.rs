@@ -35,7 +35,7 @@ fn main() {
         // depend on what else was supplied (the lock checks the corpora only when given them).
         let recorded_with: &[InputKind] = if def.needs.is_empty() { &[] } else { &TEAM_INPUTS };
         let missing: Vec<InputKind> =
-            def.needs.iter().chain(recorded_with).copied().filter(|k| !present(&inputs, *k)).collect();
+            def.needs.iter().chain(recorded_with).copied().filter(|k| !inputs.present(*k)).collect();
         let cx = tasks::Context { inputs: inputs.clone(), manifest: gate::manifest_path() };
         let trial = Trial::test(format!("figures/{task}"), move || pin(&cx, def, &snapshot));
         // A `blis` figure's rendering depends on the binary; its snapshot pins the rendering with
@@ -54,9 +54,6 @@ fn main() {
 const TEAM_INPUTS: [InputKind; 4] =
     [InputKind::Measurements, InputKind::Catalog, InputKind::Registry, InputKind::Scenarios];
 
-fn present(inputs: &Inputs, kind: InputKind) -> bool {
-    inputs.get(kind).is_some_and(|i| if kind == InputKind::Blis { i.path.is_file() } else { i.path.is_dir() })
-}
 
 fn pin(cx: &tasks::Context, def: &tasks::TaskDef, snapshot: &str) -> Result<(), Failed> {
     let output = match (def.run)(cx) {

@@ -122,9 +122,7 @@ fn selects(only: &str, id: &str) -> bool {
 }
 
 fn trees_present(inputs: &Inputs) -> bool {
-    [InputKind::Catalog, InputKind::Registry, InputKind::Scenarios]
-        .iter()
-        .all(|k| inputs.get(*k).is_some_and(|i| i.path.is_dir()))
+    [InputKind::Catalog, InputKind::Registry, InputKind::Scenarios].into_iter().all(|k| inputs.present(k))
 }
 
 /// Renders a task twice; the two renderings must be byte-identical.
@@ -203,11 +201,7 @@ fn missing_input(manifest: &Manifest, f: &Figure, inputs: &Inputs) -> Option<Str
     needs.extend(f.needs.iter().map(String::as_str));
     for need in needs {
         if let Some(kind) = input_kind(need) {
-            let present = inputs.get(kind).is_some_and(|i| match kind {
-                InputKind::Blis => i.path.is_file(),
-                _ => i.path.is_dir(),
-            });
-            if !present {
+            if !inputs.present(kind) {
                 let detail = match inputs.get(kind) {
                     Some(i) => format!("{} not found", i.source_label()),
                     None => "not supplied".to_string(),
