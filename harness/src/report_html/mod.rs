@@ -162,7 +162,7 @@ fn contents(figures: bool, arms: &[ArmView], sweeps: &[SweepView]) -> String {
                 let _ = write!(out, "<li><a href=\"#{}-{gid}\">{}</a>:", tier_id(tier), esc(&title));
                 for s in members {
                     let _ =
-                        write!(out, " <a href=\"#{}\">{}</a>", s.id, esc(&format!("{} {}", s.parallelism, s.label)));
+                        write!(out, " <a href=\"#{}\">{}</a>", s.id, esc(&format!("{} {} {}", s.precision, s.parallelism, s.label)));
                 }
                 out.push_str("</li>\n");
             }
