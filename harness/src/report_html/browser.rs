@@ -125,7 +125,7 @@ impl Browser {
         }
         let mut bytes = serde_json::to_vec(&message)?;
         bytes.push(0);
-        self.commands.write_all(&bytes).with_context(|| format!("sending {method} to chromium"))?;
+        self.commands.write_all(&bytes).with_context(|| format!("chromium exited before taking {method}"))?;
         self.commands.flush()?;
         Ok(self.next_id)
     }
@@ -135,7 +135,11 @@ impl Browser {
     fn answer(&mut self, id: u64, deadline: Instant, on_event: &mut dyn FnMut(&Value)) -> Result<Value> {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            let message = self.events.recv_timeout(left).context("chromium did not answer in time")?;
+            let message = match self.events.recv_timeout(left) {
+                Ok(m) => m,
+                Err(mpsc::RecvTimeoutError::Timeout) => bail!("chromium did not answer command {id} in time"),
+                Err(mpsc::RecvTimeoutError::Disconnected) => bail!("chromium exited before answering command {id}"),
+            };
             if message.get("id").and_then(Value::as_u64) == Some(id) {
                 if let Some(err) = message.get("error") {
                     bail!("chromium refused command {id}: {err}");
@@ -271,5 +275,30 @@ fn record_event(event: &Value, session: &str, url: &str, result: &mut PageLoad, 
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_browser_that_exits_at_once_is_an_error_not_a_clean_page() {
+        let dir = tempfile::tempdir().unwrap();
+        let page = dir.path().join("p.html");
+        std::fs::write(&page, "<!DOCTYPE html><title>t</title>").unwrap();
+        let err = load(Path::new("/bin/false"), &page, Duration::from_millis(10)).unwrap_err();
+        // Whether it died before our first command or before answering it, the load fails.
+        assert!(format!("{err:#}").contains("chromium exited before"), "{err:#}");
+    }
+
+    #[test]
+    fn problems_name_each_request_and_error() {
+        let load =
+            PageLoad { loaded: true, requests: vec!["http://x/y.png".into()], errors: vec!["console.error: e".into()] };
+        let p = load.problems().unwrap();
+        assert!(p.contains("network request: http://x/y.png") && p.contains("console error: console.error: e"), "{p}");
+        assert_eq!(PageLoad { loaded: true, ..PageLoad::default() }.problems(), None);
+        assert!(PageLoad::default().problems().unwrap().contains("never fired its load event"));
     }
 }

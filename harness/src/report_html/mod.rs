@@ -161,8 +161,12 @@ fn contents(figures: bool, arms: &[ArmView], sweeps: &[SweepView]) -> String {
             for (gid, title, members) in groups {
                 let _ = write!(out, "<li><a href=\"#{}-{gid}\">{}</a>:", tier_id(tier), esc(&title));
                 for s in members {
-                    let _ =
-                        write!(out, " <a href=\"#{}\">{}</a>", s.id, esc(&format!("{} {} {}", s.precision, s.parallelism, s.label)));
+                    let _ = write!(
+                        out,
+                        " <a href=\"#{}\">{}</a>",
+                        s.id,
+                        esc(&format!("{} {} {}", s.precision, s.parallelism, s.label))
+                    );
                 }
                 out.push_str("</li>\n");
             }
@@ -374,12 +378,15 @@ fn sweep_sections(scored: &Scored, sweeps: &[SweepView]) -> String {
     out
 }
 
-/// The tier's aggregate (sweeps whose tightest tier is this one; the text report's tiers
-/// are cumulative), mean |e| per arm.
+/// The tier's headline row, as published: every sweep in the tier (cumulative, so ALL is all
+/// 113), while the charts under it are the sweeps whose tightest tier this is.
 fn tier_table(scored: &Scored, tier: Tier) -> String {
-    let agg = scored.aggregate(scored.sweeps.iter().filter(|s| s.tier == tier));
-    let mut out =
-        String::from("<table><caption>Mean |e| in % over these sweeps</caption><thead><tr><th scope=\"col\">arm</th>");
+    let agg = scored.aggregate(scored.in_tier(tier));
+    let mut out = format!(
+        "<table><caption>Headline mean |e| in % over all {} sweeps in {} (this tier and tighter ones, as the published table counts them)</caption><thead><tr><th scope=\"col\">arm</th>",
+        agg.sweeps,
+        esc(tier.title())
+    );
     for m in Metric::ALL {
         let _ = write!(out, "<th scope=\"col\">{} (n {})</th>", m.title(), agg.n[&m]);
     }
