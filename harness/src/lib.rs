@@ -15,6 +15,7 @@ pub mod fixtures;
 pub mod gate;
 pub mod lock;
 pub mod oracle_report;
+pub mod report_html;
 pub mod score;
 
 pub use insta;

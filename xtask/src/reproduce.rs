@@ -26,6 +26,9 @@ pub struct Args {
     /// Write the markdown report (fit for a CI step summary) here.
     #[arg(long, value_name = "FILE")]
     report_md: Option<PathBuf>,
+    /// Write the self-contained HTML report (figure table, per-arm and per-sweep charts) here.
+    #[arg(long, value_name = "FILE")]
+    report_html: Option<PathBuf>,
     /// The figure manifest [default: harness/figures.yaml].
     #[arg(long, value_name = "FILE")]
     manifest: Option<PathBuf>,
@@ -64,6 +67,10 @@ pub fn run(args: Args) -> Result<u8> {
     }
     if let Some(path) = &args.report_md {
         harness::atomic::write(path, report::markdown(&results).as_bytes())?;
+    }
+    if let Some(path) = &args.report_html {
+        let html = harness::report_html::for_gate(&cx.inputs, &manifest, &results);
+        harness::atomic::write(path, html.as_bytes())?;
     }
     let summary = report::Summary::of(&results);
     Ok(if summary.mismatched > 0 {

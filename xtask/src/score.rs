@@ -23,6 +23,9 @@ pub struct Args {
     /// Write the coverage-gap report to FILE (never to stdout); needs --catalog and --registry.
     #[arg(long, value_name = "FILE")]
     pub gaps: Option<PathBuf>,
+    /// Write the self-contained HTML report (a chart per scored sweep, per-arm charts) here.
+    #[arg(long, value_name = "FILE")]
+    pub report_html: Option<PathBuf>,
     #[command(flatten)]
     pub inputs: InputArgs,
     /// How the BLIS arm runs when --blis is given (docs/blis-arm.md).
@@ -74,6 +77,11 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<(), TaskEr
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             return Err(TaskError::Failed(e.into()));
         }
+    }
+    if let Some(file) = &args.report_html {
+        let html = harness::report_html::for_score(&scored, &corpora, &arms, Vec::new());
+        harness::atomic::write(file, html.as_bytes())?;
+        eprintln!("HTML report written to {}", file.display());
     }
     if let (Some(file), Some((catalog, registry))) = (&args.gaps, trees) {
         let gaps = score::gaps::gaps(&corpora, &scenarios, &catalog, &registry, &args.framework);

@@ -138,6 +138,18 @@ fn reports_are_written_as_markdown_tables_per_document_and_stable_json() {
 }
 
 #[test]
+fn report_html_on_a_fresh_clone_has_the_figure_table_and_names_what_the_charts_need() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("report.html");
+    Reproduce::fresh().arg("--report-html").arg(&html).assert().code(0).stdout(summary_line());
+    let html = std::fs::read_to_string(&html).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("<h2 id=\"figures\">Figures of the gate</h2>"), "{html}");
+    assert!(html.contains("<td class=\"refused\">refused</td>") && html.contains("<td class=\"ok\">ok</td>"), "{html}");
+    assert!(html.contains("No charts: the sweep and arm charts need the scorer") && html.contains("BLIS_MEASUREMENTS"));
+    assert!(!html.contains("<script") && !html.contains("<svg "), "no script, and no chart without the corpora");
+}
+
+#[test]
 fn a_corrupt_manifest_is_a_clear_error_naming_the_field() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = edited_manifest(dir.path(), "tolerance: last-digit", "tolerance: no-such-tolerance");

@@ -126,3 +126,33 @@ fn environment_variables_supply_the_inputs() {
         .success()
         .stdout(predicate::str::contains("config tier resolved"));
 }
+
+#[test]
+fn report_html_writes_one_chart_per_scored_sweep_and_is_byte_identical_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    let run = |name: &str| {
+        xtask(dir.path())
+            .args(["score", "--measurements", "measurements", "--scenarios", "scenarios", "--report-html", name])
+            .assert()
+            .code(0)
+            .stderr(predicate::str::contains(format!("HTML report written to {name}")));
+        std::fs::read(dir.path().join(name)).unwrap()
+    };
+    let (first, second) = (run("a.html"), run("b.html"));
+    assert!(first == second, "two runs on the same inputs wrote different bytes");
+    let html = String::from_utf8(first).unwrap();
+    assert_eq!(html.matches("<figure id=\"sweep-m-1k1k\">").count(), 1, "{html}");
+    assert!(html.contains("BLIS not run: needs --blis PATH."), "{html}");
+}
+
+#[test]
+fn report_html_is_not_written_when_the_corpora_are_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    xtask(dir.path())
+        .args(["score", "--scenarios", ".", "--report-html", "r.html"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("BLIS_MEASUREMENTS"));
+    assert!(!dir.path().join("r.html").exists());
+}
