@@ -192,26 +192,34 @@ impl Refusal {
     }
 }
 
-impl fmt::Display for Refusal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let how = match self.kind {
+impl InputKind {
+    /// How a user supplies this input: the command, the flag and the variable.
+    pub fn remedy(self) -> String {
+        match self {
             InputKind::Catalog | InputKind::Registry | InputKind::Scenarios => format!(
                 "run `cargo xtask vendor --from DIR`, or pass {} DIR, or set {}",
-                self.kind.flag(),
-                self.kind.env_var()
+                self.flag(),
+                self.env_var()
             ),
-            InputKind::Blis => format!("pass {} PATH or set {}", self.kind.flag(), self.kind.env_var()),
-            InputKind::Measurements => {
-                format!("pass {} DIR or set {}", self.kind.flag(), self.kind.env_var())
-            }
-        };
+            InputKind::Blis => format!("pass {} PATH or set {}", self.flag(), self.env_var()),
+            InputKind::Measurements => format!(
+                "pass {} DIR or set {}, or run `cargo xtask vendor --fetch` (needs a network)",
+                self.flag(),
+                self.env_var()
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "{} needs {} ({}): {}",
             self.needed_for,
             self.kind.describe(),
             self.detail,
-            how
+            self.kind.remedy()
         )
     }
 }
