@@ -36,7 +36,11 @@ fn main() {
         let recorded_with: &[InputKind] = if def.needs.is_empty() { &[] } else { &TEAM_INPUTS };
         let missing: Vec<InputKind> =
             def.needs.iter().chain(recorded_with).copied().filter(|k| !inputs.present(*k)).collect();
-        let cx = tasks::Context { inputs: inputs.clone(), manifest: gate::manifest_path() };
+        let cx = tasks::Context {
+            inputs: inputs.clone(),
+            manifest: gate::manifest_path(),
+            lock: harness::lock::default_lock_path(),
+        };
         let trial = Trial::test(format!("figures/{task}"), move || pin(&cx, def, &snapshot));
         // A `blis` figure's rendering depends on the binary; its snapshot pins the rendering with
         // the test double and is asserted by the BLIS arm's own tests (harness/tests/blis_*.rs).

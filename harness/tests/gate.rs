@@ -96,7 +96,11 @@ fn inputs_with_dirs(dir: &Path) -> Inputs {
 fn run(manifest_text: &str, renderer: &Scripted) -> Vec<harness::gate::FigureResult> {
     let dir = tempfile::tempdir().unwrap();
     let manifest = Manifest::parse(manifest_text, Path::new("test.yaml")).unwrap();
-    let cx = Context { inputs: inputs_with_dirs(dir.path()), manifest: "test.yaml".into() };
+    let cx = Context {
+        inputs: inputs_with_dirs(dir.path()),
+        manifest: "test.yaml".into(),
+        lock: harness::lock::default_lock_path(),
+    };
     evaluate(&manifest, &cx, renderer, &GateOptions { only: &[] }, &mut |_, _, _| {})
 }
 

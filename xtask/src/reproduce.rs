@@ -32,6 +32,10 @@ pub struct Args {
     /// The figure manifest [default: harness/figures.yaml].
     #[arg(long, value_name = "FILE")]
     manifest: Option<PathBuf>,
+    /// The lock to verify the inputs against [default: lockfiles/upstream.lock] (for tests
+    /// against stand-in upstreams).
+    #[arg(long, value_name = "FILE", hide = true)]
+    lockfile: Option<PathBuf>,
     /// Internal: compute one task in this process and print its rendering as JSON.
     #[arg(long, hide = true, value_name = "TASK")]
     render_task: Option<String>,
@@ -39,7 +43,8 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<u8> {
     let manifest_path = args.manifest.clone().unwrap_or_else(gate::manifest_path);
-    let cx = Context { inputs: args.inputs.resolve(), manifest: manifest_path.clone() };
+    let lock = args.lockfile.clone().unwrap_or_else(harness::lock::default_lock_path);
+    let cx = Context { inputs: args.inputs.resolve(), manifest: manifest_path.clone(), lock };
     if let Some(task) = &args.render_task {
         print!("{}", InProcess(&cx).render(task)?);
         return Ok(exit::OK);
@@ -95,6 +100,9 @@ impl Renderer for ChildProcess<'_> {
         let exe = std::env::current_exe().context("locating the xtask binary")?;
         let mut cmd = Command::new(exe);
         cmd.arg("reproduce").arg("--render-task").arg(task).arg("--manifest").arg(self.manifest);
+        if let Some(lock) = &self.args.lockfile {
+            cmd.arg("--lockfile").arg(lock);
+        }
         let i = &self.args.inputs;
         for (flag, value) in [
             ("--measurements", &i.measurements),

@@ -25,6 +25,8 @@ impl Reproduce {
         for var in LEAKY_VARS {
             cmd.env_remove(var);
         }
+        // Set but empty: no corpora, not even the ones `vendor --fetch` may have put in testdata/.
+        cmd.env("BLIS_MEASUREMENTS", "");
         let nowhere = cwd.path().join("not-vendored");
         cmd.args(["--catalog", "--registry", "--scenarios"].iter().flat_map(|f| [f.to_string(), nowhere.display().to_string()]));
         Reproduce { cmd, _cwd: cwd }

@@ -61,9 +61,18 @@ pub struct Vendored {
 /// them against the lock, stamps them, and swaps them in. Every tree is staged and checked
 /// before any is swapped, so a failure anywhere leaves every previous tree as it was.
 pub fn vendor_from(lock: &Lock, from: &Path, testdata: &Path) -> Result<Vec<Vendored>> {
+    vendor_sections(lock.vendored(), from, testdata)
+}
+
+/// `vendor_from` over the given sections.
+fn vendor_sections<'a>(
+    sections: impl Iterator<Item = &'a Upstream>,
+    from: &Path,
+    testdata: &Path,
+) -> Result<Vec<Vendored>> {
     fs::create_dir_all(testdata).with_context(|| format!("creating {}", testdata.display()))?;
     let mut staged = Vec::new();
-    for u in lock.vendored() {
+    for u in sections {
         let root = source_root(u, from)?;
         let scan = scan_source(u, &root)?;
         let stage = tempfile::Builder::new()
@@ -189,9 +198,10 @@ pub fn update_lock_file(lock_path: &Path, from: &Path) -> Result<Vec<SectionUpda
 }
 
 /// `vendor --fetch`: clone every upstream at its locked commit into a temporary folder (gone
-/// afterwards), then vendor from it as from any checkout.
+/// afterwards), then vendor from it as from any checkout: the three trees and, into
+/// `testdata/measurements` (git-ignored, the corpora's default once there), the corpora.
 pub fn vendor_fetched(lock: &Lock, testdata: &Path) -> Result<Vec<Vendored>> {
     let clones = tempfile::tempdir().context("creating a folder for the clones")?;
     let from = super::fetch::fetch_all(lock, clones.path())?;
-    vendor_from(lock, &from, testdata)
+    vendor_sections(lock.upstreams.iter(), &from, testdata)
 }
