@@ -36,8 +36,12 @@ pub fn run(args: Args) -> Result<u8> {
     };
     for v in &done {
         let u = lock.upstreams.iter().find(|u| u.name() == v.name).expect("vendored from the lock");
+        let left_out = match v.not_pinned {
+            0 => String::new(),
+            n => format!(" ({n} more upstream files are not pinned by this partial lock section: left out)"),
+        };
         println!(
-            "{}: vendored {} files from {}@{}",
+            "{}: vendored {} files from {}@{}{left_out}",
             harness::paths::display(&v.dest),
             v.files,
             u.repo_short(),

@@ -323,9 +323,17 @@ impl Sandbox {
 #[test]
 fn fetch_vendors_the_trees_and_the_corpora_and_verify_confirms_them() {
     let s = Sandbox::new().with_upstreams();
+    // Upstream's catalog has more than the partial copy the lock pins: those stay out.
+    let catalog = s.path("remotes/blis-catalog");
+    fs::write(catalog.join("hardware/h200.yaml"), "name: h200\n").unwrap();
+    git(&catalog, &["add", "."]);
+    git(&catalog, &["commit", "--quiet", "-m", "more hardware"]);
+    s.repin("blis-catalog", &git(&catalog, &["rev-parse", "HEAD"]));
     s.fetch()
         .assert()
         .success()
+        .stdout(contains("testdata/catalog: vendored 4 files from file://"))
+        .stdout(contains("(1 more upstream files are not pinned by this partial lock section: left out)"))
         .stdout(contains("testdata/scenarios: vendored 1 files from file://"))
         .stdout(contains("testdata/measurements: vendored 1 files from file://"));
     assert_eq!(fs::read(s.path("testdata/measurements/scoreable.json")).unwrap(), b"[]\n");

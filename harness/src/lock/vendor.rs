@@ -55,6 +55,10 @@ pub struct Vendored {
     pub name: &'static str,
     pub dest: PathBuf,
     pub files: usize,
+    /// Files upstream has under the globs that a `partial` section does not pin: left out, so
+    /// the tree is exactly what the lock pins (a full upstream checkout has more than the
+    /// team's copy the lock was written from).
+    pub not_pinned: usize,
 }
 
 /// Copies each vendored section's glob matches from `from` into `testdata/<section>`, checks
@@ -74,7 +78,14 @@ fn vendor_sections<'a>(
     let mut staged = Vec::new();
     for u in sections {
         let root = source_root(u, from)?;
-        let scan = scan_source(u, &root)?;
+        let mut scan = scan_source(u, &root)?;
+        let mut not_pinned = 0;
+        if u.partial.is_some() {
+            let pinned: std::collections::BTreeSet<&str> = u.files.iter().map(|e| e.path.as_str()).collect();
+            let before = scan.files.len();
+            scan.files.retain(|path, _| pinned.contains(path.as_str()));
+            not_pinned = before - scan.files.len();
+        }
         let stage = tempfile::Builder::new()
             .prefix(&format!(".vendor-{}-", u.name()))
             .tempdir_in(testdata)
@@ -104,13 +115,13 @@ fn vendor_sections<'a>(
         fs::write(stage.path().join(MANIFEST_STAMP), hashing::render_manifest(&entries))?;
         use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(stage.path(), fs::Permissions::from_mode(0o755))?;
-        staged.push((u, stage, entries.len()));
+        staged.push((u, stage, entries.len(), not_pinned));
     }
     let mut done = Vec::new();
-    for (u, stage, files) in staged {
+    for (u, stage, files, not_pinned) in staged {
         let dest = testdata.join(u.name());
         swap_in(stage, &dest)?;
-        done.push(Vendored { name: u.name(), dest, files });
+        done.push(Vendored { name: u.name(), dest, files, not_pinned });
     }
     Ok(done)
 }
