@@ -98,8 +98,13 @@ fn hygiene_trials(manifest: &Manifest) -> Vec<Trial> {
             let problems = hygiene::published_digits(manifest, "PUBLISHED-FIGURES.md", &doc);
             Trial::test("hygiene/published-digits", move || fail_on(problems))
         }
-        // CI always has the team's docs beside the clone: there, a missing document fails.
-        Err(e) if std::env::var_os("CI").is_some_and(|v| v == "true") => {
+        // The team's CI has its docs beside the clone: there (or when the variable names the
+        // document), a missing document fails. A public forge's CI has no such folder.
+        Err(e)
+            if std::env::var_os("CI").is_some_and(|v| v == "true")
+                && (std::env::var_os("BLIS_PUBLISHED_FIGURES").is_some()
+                    || doc_path.parent().is_some_and(std::path::Path::is_dir)) =>
+        {
             let msg = format!("{}: {e}", doc_path.display());
             Trial::test("hygiene/published-digits", move || Err(msg.into()))
         }
