@@ -35,7 +35,7 @@ fn main() {
         // depend on what else was supplied (the lock checks the corpora only when given them).
         let recorded_with: &[InputKind] = if def.needs.is_empty() { &[] } else { &TEAM_INPUTS };
         let missing: Vec<InputKind> =
-            def.needs.iter().chain(recorded_with).copied().filter(|k| !inputs.present(*k)).collect();
+            def.needs.iter().chain(recorded_with).copied().filter(|k| !recorded_input(&inputs, *k)).collect();
         let cx = tasks::Context {
             inputs: inputs.clone(),
             manifest: gate::manifest_path(),
@@ -57,6 +57,15 @@ fn main() {
 
 const TEAM_INPUTS: [InputKind; 4] =
     [InputKind::Measurements, InputKind::Catalog, InputKind::Registry, InputKind::Scenarios];
+
+/// Whether `kind` is there as the snapshots were recorded: the corpora through
+/// `BLIS_MEASUREMENTS` (the lock's report names where they came from, so corpora found in
+/// testdata/measurements after `vendor --fetch` would render differently).
+fn recorded_input(inputs: &Inputs, kind: InputKind) -> bool {
+    inputs.present(kind)
+        && (kind != InputKind::Measurements
+            || inputs.get(kind).is_some_and(|i| i.origin == harness::inputs::Origin::Env))
+}
 
 
 fn pin(cx: &tasks::Context, def: &tasks::TaskDef, snapshot: &str) -> Result<(), Failed> {
