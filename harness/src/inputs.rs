@@ -54,13 +54,19 @@ impl InputKind {
         }
     }
 
-    /// The vendored default below `testdata/`, for the trees `cargo xtask vendor` writes.
+    /// The vendored default below `testdata/`, for the trees `cargo xtask vendor` writes, and
+    /// for the corpora only once `cargo xtask vendor --fetch` has fetched them there (no folder,
+    /// no default: the corpora are optional, the trees are not).
     pub fn vendored_default(self) -> Option<PathBuf> {
         let name = match self {
             InputKind::Catalog => "catalog",
             InputKind::Registry => "registry",
             InputKind::Scenarios => "scenarios",
-            InputKind::Measurements | InputKind::Blis => return None,
+            InputKind::Measurements => {
+                let fetched = crate::paths::testdata().join("measurements");
+                return fetched.is_dir().then_some(fetched);
+            }
+            InputKind::Blis => return None,
         };
         Some(crate::paths::testdata().join(name))
     }
@@ -117,14 +123,19 @@ pub struct Inputs {
 
 impl Inputs {
     /// Flags win over variables, variables over the vendored default. `env` is injected so
-    /// tests do not depend on the caller's environment.
+    /// tests do not depend on the caller's environment. `BLIS_MEASUREMENTS` set but empty means
+    /// "no corpora": it turns off the fetched default (testdata/measurements) too.
     pub fn resolve(flags: &Flags, env: impl Fn(&str) -> Option<String>) -> Inputs {
         let pick = |kind: InputKind, flag: &Option<PathBuf>| -> Option<InputPath> {
             if let Some(path) = flag {
                 return Some(InputPath { kind, path: path.clone(), origin: Origin::Flag });
             }
-            if let Some(value) = env(kind.env_var()).filter(|v| !v.is_empty()) {
+            let value = env(kind.env_var());
+            if let Some(value) = value.clone().filter(|v| !v.is_empty()) {
                 return Some(InputPath { kind, path: PathBuf::from(value), origin: Origin::Env });
+            }
+            if kind == InputKind::Measurements && value.is_some() {
+                return None;
             }
             kind.vendored_default()
                 .map(|path| InputPath { kind, path, origin: Origin::Vendored })
@@ -143,9 +154,10 @@ impl Inputs {
         Inputs::resolve(flags, |name| std::env::var(name).ok())
     }
 
-    /// Nothing but the vendored defaults (what tests use when they want no leakage).
+    /// Nothing but the vendored trees (what tests use when they want no leakage): never the
+    /// corpora, even where `vendor --fetch` put them under testdata/.
     pub fn none() -> Inputs {
-        Inputs::resolve(&Flags::default(), |_| None)
+        Inputs { measurements: None, ..Inputs::resolve(&Flags::default(), |_| None) }
     }
 
     pub fn get(&self, kind: InputKind) -> Option<&InputPath> {
@@ -192,26 +204,34 @@ impl Refusal {
     }
 }
 
-impl fmt::Display for Refusal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let how = match self.kind {
+impl InputKind {
+    /// How a user supplies this input: the command, the flag and the variable.
+    pub fn remedy(self) -> String {
+        match self {
             InputKind::Catalog | InputKind::Registry | InputKind::Scenarios => format!(
                 "run `cargo xtask vendor --from DIR`, or pass {} DIR, or set {}",
-                self.kind.flag(),
-                self.kind.env_var()
+                self.flag(),
+                self.env_var()
             ),
-            InputKind::Blis => format!("pass {} PATH or set {}", self.kind.flag(), self.kind.env_var()),
-            InputKind::Measurements => {
-                format!("pass {} DIR or set {}", self.kind.flag(), self.kind.env_var())
-            }
-        };
+            InputKind::Blis => format!("pass {} PATH or set {}", self.flag(), self.env_var()),
+            InputKind::Measurements => format!(
+                "pass {} DIR or set {}, or run `cargo xtask vendor --fetch` (needs a network)",
+                self.flag(),
+                self.env_var()
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "{} needs {} ({}): {}",
             self.needed_for,
             self.kind.describe(),
             self.detail,
-            how
+            self.kind.remedy()
         )
     }
 }
@@ -232,7 +252,17 @@ mod tests {
         assert_eq!(inputs.catalog.as_ref().unwrap().path, PathBuf::from("/from/env"));
         assert!(inputs.catalog.as_ref().unwrap().is_override());
         assert_eq!(inputs.registry.as_ref().unwrap().origin, Origin::Vendored);
-        assert!(inputs.measurements.is_none());
+        // No corpora unless `vendor --fetch` put them under testdata/.
+        assert!(inputs.measurements.is_none_or(|m| m.origin == Origin::Vendored));
+    }
+
+    #[test]
+    fn an_empty_corpus_variable_means_no_corpora_even_where_fetched_ones_exist() {
+        let env = |name: &str| (name == "BLIS_MEASUREMENTS").then(String::new);
+        assert!(Inputs::resolve(&Flags::default(), env).measurements.is_none());
+        let flags = Flags { measurements: Some("/from/flag".into()), ..Flags::default() };
+        assert_eq!(Inputs::resolve(&flags, env).measurements.unwrap().origin, Origin::Flag);
+        assert!(Inputs::none().measurements.is_none());
     }
 
     #[test]

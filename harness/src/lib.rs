@@ -8,6 +8,7 @@ pub mod inputs;
 pub mod paths;
 pub mod snapshots;
 pub mod task;
+pub mod term;
 
 pub mod blis;
 pub mod corpus;

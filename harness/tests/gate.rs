@@ -96,7 +96,11 @@ fn inputs_with_dirs(dir: &Path) -> Inputs {
 fn run(manifest_text: &str, renderer: &Scripted) -> Vec<harness::gate::FigureResult> {
     let dir = tempfile::tempdir().unwrap();
     let manifest = Manifest::parse(manifest_text, Path::new("test.yaml")).unwrap();
-    let cx = Context { inputs: inputs_with_dirs(dir.path()), manifest: "test.yaml".into() };
+    let cx = Context {
+        inputs: inputs_with_dirs(dir.path()),
+        manifest: "test.yaml".into(),
+        lock: harness::lock::default_lock_path(),
+    };
     evaluate(&manifest, &cx, renderer, &GateOptions { only: &[] }, &mut |_, _, _| {})
 }
 
@@ -239,4 +243,30 @@ fn an_unreferenced_snapshot_is_an_orphan() {
     );
     let only_one = ["oracle__report".to_string()].into_iter().collect();
     assert_eq!(hygiene::missing_snapshots(&manifest, &only_one).len(), 2);
+}
+
+#[test]
+fn the_brief_output_lists_what_ran_and_groups_refusals_by_the_input_they_need() {
+    let results = run(MANIFEST, &Scripted::new(good_outputs()));
+    let text = report::brief(&results, report::Paint::Plain);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.contains(&"ok       e/shape  10.05 (published 10.05; tolerance ±0.005)"), "{text}");
+    assert!(lines.contains(&"refused  1 figure needs a `blis` binary: pass --blis PATH or set BLIS_BIN"), "{text}");
+    assert!(lines.contains(&"refused  1 figure needs NVIDIA's parquet tables: no flag supplies it"), "{text}");
+    assert!(!text.contains("h/blis"), "a refused figure is counted, not listed: {text}");
+    assert_eq!(lines.last(), Some(&"5 reproduced, 0 mismatched, 2 refused"));
+    assert!(!text.contains('\x1b'), "plain text has no escapes");
+}
+
+#[test]
+fn colour_marks_each_status_word_and_keeps_the_columns() {
+    let edited = MANIFEST.replace(r#"number: "10.05""#, r#"number: "10.06""#);
+    let results = run(&edited, &Scripted::new(good_outputs()));
+    let text = report::verbose(&results, report::Paint::Ansi);
+    assert!(text.contains("\x1b[1;31mMISMATCH\x1b[0m e/shape  published 10.06"), "{text}");
+    assert!(text.contains("\x1b[32mok\x1b[0m       e/n  878"), "{text}");
+    assert!(text.contains("\x1b[33mrefused\x1b[0m  h/blis  "), "{text}");
+    let plain = report::verbose(&results, report::Paint::Plain);
+    assert_eq!(plain, report::text(&results));
+    assert_eq!(plain.lines().count(), results.len() + 1);
 }

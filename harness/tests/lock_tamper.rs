@@ -500,8 +500,21 @@ fn fetch_clones_each_upstream_at_its_locked_commit() {
     write(&remotes.join("blis-registry/coefficients/cost-model-primitives.yaml"), b"beta: 9\n");
     git(&remotes.join("blis-registry"), &["commit", "--quiet", "-am", "later"]);
     vendor::vendor_fetched(&lock, &f.testdata).unwrap();
-    let report = lock::verify(&lock, &f.inputs());
+    // The corpora come too, stamped like the trees and checked the same way.
+    let mut inputs = f.inputs();
+    inputs.measurements = Some(InputPath {
+        kind: InputKind::Measurements,
+        path: f.tree("measurements"),
+        origin: Origin::Vendored,
+    });
+    let report = lock::verify(&lock, &inputs);
     assert!(report.ok(), "{}", report.render());
+    let check = report.check(InputKind::Measurements).unwrap();
+    assert!(check.checked() && check.files_matched() > 0, "{}", check.render());
+    assert!(f.tree("measurements").join(".upstream-commit").is_file());
+    // A stray file in the fetched corpora is caught, as in any vendored tree.
+    write(&f.tree("measurements").join("extra.json"), b"{}\n");
+    assert!(!lock::verify(&lock, &inputs).ok());
 }
 
 #[test]

@@ -79,7 +79,7 @@ fn team_copy_verifies() -> Result<(), Failed> {
         // Only the corpora come from the environment; the trees are the vendored ones.
         (name == "BLIS_MEASUREMENTS").then(|| std::env::var(name).ok()).flatten()
     });
-    let out = lock::task_verify(&inputs).map_err(|e| Failed::from(e.to_string()))?;
+    let out = lock::task_verify(&inputs, &lock::default_lock_path()).map_err(|e| Failed::from(e.to_string()))?;
     if out.values.get("verified") != Some(&Value::Check(true)) {
         return Err(format!("the lock does not verify:\n{}", out.report).into());
     }

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct InputArgs {
-    /// Folder of the measurement corpora [env: BLIS_MEASUREMENTS]
+    /// Folder of the measurement corpora [env: BLIS_MEASUREMENTS; default: testdata/measurements
+    /// once `cargo xtask vendor --fetch` has fetched it]
     #[arg(long, value_name = "DIR")]
     pub measurements: Option<PathBuf>,
     /// blis-catalog tree [env: BLIS_CATALOG; default: testdata/catalog]

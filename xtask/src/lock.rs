@@ -91,6 +91,15 @@ fn run_verify(args: VerifyArgs) -> Result<u8> {
                 input.path = testdata.join(lock::file::section_name(input.kind));
             }
         }
+        // The fetched corpora's default, as `Inputs` finds it under the workspace's testdata/.
+        if inputs.measurements.as_ref().is_none_or(|i| i.origin == Origin::Vendored) {
+            let fetched = testdata.join("measurements");
+            inputs.measurements = fetched.is_dir().then_some(harness::inputs::InputPath {
+                kind: harness::inputs::InputKind::Measurements,
+                path: fetched,
+                origin: Origin::Vendored,
+            });
+        }
     }
     // The report names overrides without their paths (it must read the same on every
     // machine); say here where each one pointed.

@@ -6,7 +6,6 @@ use crate::inputs::InputArgs;
 use anyhow::{Context as _, Result};
 use harness::gate::{self, evaluate::InProcess, report, tasks::Context, Manifest, Renderer};
 use harness::task::exit;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -20,6 +19,10 @@ pub struct Args {
     /// Exit 2 when any figure was refused for a missing input.
     #[arg(long)]
     require_all: bool,
+    /// Print every figure on its own line (by default: the reproduced and mismatched ones, and
+    /// the refused ones grouped by the input they need).
+    #[arg(short, long)]
+    verbose: bool,
     /// Write the stable JSON report here.
     #[arg(long, value_name = "FILE")]
     report_json: Option<PathBuf>,
@@ -32,6 +35,10 @@ pub struct Args {
     /// The figure manifest [default: harness/figures.yaml].
     #[arg(long, value_name = "FILE")]
     manifest: Option<PathBuf>,
+    /// The lock to verify the inputs against [default: lockfiles/upstream.lock] (for tests
+    /// against stand-in upstreams).
+    #[arg(long, value_name = "FILE", hide = true)]
+    lockfile: Option<PathBuf>,
     /// Internal: compute one task in this process and print its rendering as JSON.
     #[arg(long, hide = true, value_name = "TASK")]
     render_task: Option<String>,
@@ -39,21 +46,23 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<u8> {
     let manifest_path = args.manifest.clone().unwrap_or_else(gate::manifest_path);
-    let cx = Context { inputs: args.inputs.resolve(), manifest: manifest_path.clone() };
+    let lock = args.lockfile.clone().unwrap_or_else(harness::lock::default_lock_path);
+    let cx = Context { inputs: args.inputs.resolve(), manifest: manifest_path.clone(), lock };
     if let Some(task) = &args.render_task {
         print!("{}", InProcess(&cx).render(task)?);
         return Ok(exit::OK);
     }
     let manifest = Manifest::load(&manifest_path)?;
     let renderer = ChildProcess { args: &args, manifest: &manifest_path };
-    let on_terminal = std::io::stderr().is_terminal();
+    // A bar on a terminal only (never under CI=true), so logs and snapshots do not change.
+    let mut bar: Option<indicatif::ProgressBar> = None;
     let mut progress = |done: usize, total: usize, task: &str| {
-        if on_terminal {
-            if task.is_empty() {
-                eprint!("\r\x1b[2K");
-            } else {
-                eprint!("\r\x1b[2K[{done}/{total}] {task}");
-            }
+        let bar = bar.get_or_insert_with(|| harness::term::bar(total, "tasks"));
+        bar.set_position(done as u64);
+        if task.is_empty() {
+            bar.finish_and_clear();
+        } else {
+            bar.set_message(task.to_string());
         }
     };
     let options = gate::GateOptions { only: &args.only };
@@ -61,7 +70,12 @@ pub fn run(args: Args) -> Result<u8> {
     if results.is_empty() {
         anyhow::bail!("--only {} selects no figure of {}", args.only.join(" "), manifest_path.display());
     }
-    print!("{}", report::text(&results));
+    let paint = if harness::term::stdout_colour() { report::Paint::Ansi } else { report::Paint::Plain };
+    if args.verbose {
+        print!("{}", report::verbose(&results, paint));
+    } else {
+        print!("{}", report::brief(&results, paint));
+    }
     if let Some(path) = &args.report_json {
         harness::atomic::write(path, report::json(&results).as_bytes())?;
     }
@@ -93,6 +107,9 @@ impl Renderer for ChildProcess<'_> {
         let exe = std::env::current_exe().context("locating the xtask binary")?;
         let mut cmd = Command::new(exe);
         cmd.arg("reproduce").arg("--render-task").arg(task).arg("--manifest").arg(self.manifest);
+        if let Some(lock) = &self.args.lockfile {
+            cmd.arg("--lockfile").arg(lock);
+        }
         let i = &self.args.inputs;
         for (flag, value) in [
             ("--measurements", &i.measurements),

@@ -1,5 +1,6 @@
 //! `cargo xtask vendor --from DIR | --fetch`: materialise testdata/{catalog,registry,scenarios}
-//! from an upstream source, checked against lockfiles/upstream.lock before anything is swapped.
+//! (and, with `--fetch`, testdata/measurements) from an upstream source, checked against
+//! lockfiles/upstream.lock before anything is swapped.
 
 use anyhow::Result;
 use harness::lock::{self, vendor};
@@ -13,7 +14,8 @@ pub struct Args {
     /// side by side (blis-catalog/, blis-registry/, blis-latency-kernel/)
     #[arg(long, value_name = "DIR")]
     from: Option<PathBuf>,
-    /// Clone each upstream at its locked commit instead (needs a network)
+    /// Clone each upstream at its locked commit instead (needs a network); also fetches the
+    /// measurement corpora into testdata/measurements
     #[arg(long)]
     fetch: bool,
     /// The lock to vendor against [default: lockfiles/upstream.lock]
@@ -33,9 +35,13 @@ pub fn run(args: Args) -> Result<u8> {
         None => vendor::vendor_fetched(&lock, &testdata)?,
     };
     for v in &done {
-        let u = lock.vendored().find(|u| u.name() == v.name).expect("vendored from the lock");
+        let u = lock.upstreams.iter().find(|u| u.name() == v.name).expect("vendored from the lock");
+        let left_out = match v.not_pinned {
+            0 => String::new(),
+            n => format!(" ({n} more upstream files are not pinned by this partial lock section: left out)"),
+        };
         println!(
-            "{}: vendored {} files from {}@{}",
+            "{}: vendored {} files from {}@{}{left_out}",
             harness::paths::display(&v.dest),
             v.files,
             u.repo_short(),

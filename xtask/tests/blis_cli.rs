@@ -71,6 +71,8 @@ fn xtask_std(cwd: &Path) -> std::process::Command {
             cmd.env_remove(name);
         }
     }
+    // Set but empty: no corpora, not even the ones `vendor --fetch` may have put in testdata/.
+    cmd.env("BLIS_MEASUREMENTS", "");
     cmd
 }
 

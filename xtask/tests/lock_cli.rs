@@ -252,3 +252,138 @@ fn a_bad_lock_line_is_named() {
         .code(1)
         .stderr(contains("upstream.lock: line 8: duplicate `tag` in this section"));
 }
+
+// `vendor --fetch` end to end, against local git repositories standing in for the upstreams
+// (file:// URLs; there is no network here).
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+impl Sandbox {
+    /// The artifacts laid out as upstream has them in three git repositories under `remotes/`,
+    /// committed, and the lock pointed at them by file:// URL and the commits made.
+    fn with_upstreams(self) -> Sandbox {
+        let s = self.locked();
+        for (repo, section, path) in [
+            ("blis-catalog", "catalog", "."),
+            ("blis-registry", "registry", "."),
+            ("blis-latency-kernel", "scenarios", "testdata/aisimulate"),
+            ("blis-latency-kernel", "measurements", "testdata/measurements"),
+        ] {
+            let root = s.path("remotes").join(repo);
+            copy_tree(&s.artifacts().join(section), &if path == "." { root } else { root.join(path) });
+        }
+        for repo in ["blis-catalog", "blis-registry", "blis-latency-kernel"] {
+            let dir = s.path("remotes").join(repo);
+            git(&dir, &["init", "--quiet"]);
+            git(&dir, &["add", "."]);
+            git(&dir, &["commit", "--quiet", "-m", "upstream"]);
+            s.repin(repo, &git(&dir, &["rev-parse", "HEAD"]));
+        }
+        s
+    }
+
+    /// Points every section of `repo` at its stand-in and at `commit`.
+    fn repin(&self, repo: &str, commit: &str) {
+        let path = self.path("upstream.lock");
+        let mut lock = harness::lock::file::parse(&fs::read_to_string(&path).unwrap()).unwrap();
+        for u in lock.upstreams.iter_mut().filter(|u| u.repo_basename() == repo) {
+            u.repo = format!("file://{}", self.path("remotes").join(repo).display());
+            u.commit = commit.to_string();
+        }
+        fs::write(&path, harness::lock::file::render(&lock)).unwrap();
+    }
+
+    fn fetch(&self) -> assert_cmd::Command {
+        self.xtask(&["vendor", "--fetch", "--lockfile", "upstream.lock", "--testdata", "testdata"])
+    }
+}
+
+#[test]
+fn fetch_vendors_the_trees_and_the_corpora_and_verify_confirms_them() {
+    let s = Sandbox::new().with_upstreams();
+    // Upstream's catalog has more than the partial copy the lock pins: those stay out.
+    let catalog = s.path("remotes/blis-catalog");
+    fs::write(catalog.join("hardware/h200.yaml"), "name: h200\n").unwrap();
+    git(&catalog, &["add", "."]);
+    git(&catalog, &["commit", "--quiet", "-m", "more hardware"]);
+    s.repin("blis-catalog", &git(&catalog, &["rev-parse", "HEAD"]));
+    s.fetch()
+        .assert()
+        .success()
+        .stdout(contains("testdata/catalog: vendored 4 files from file://"))
+        .stdout(contains("(1 more upstream files are not pinned by this partial lock section: left out)"))
+        .stdout(contains("testdata/scenarios: vendored 1 files from file://"))
+        .stdout(contains("testdata/measurements: vendored 1 files from file://"));
+    assert_eq!(fs::read(s.path("testdata/measurements/scoreable.json")).unwrap(), b"[]\n");
+    s.lock_cmd("verify", &[])
+        .assert()
+        .code(0)
+        .stdout(contains("testdata/measurements: 1 files match file://"))
+        .stdout(predicate::str::ends_with("lock: OK\n"));
+}
+
+#[test]
+fn fetch_fails_on_a_repository_without_the_locked_commit_and_vendors_nothing() {
+    let s = Sandbox::new().with_upstreams();
+    s.repin("blis-latency-kernel", "0123456789abcdef0123456789abcdef01234567");
+    s.fetch()
+        .assert()
+        .code(1)
+        .stderr(contains("checking out 0123456789abcdef0123456789abcdef01234567"));
+    assert!(!s.path("testdata/catalog").exists() && !s.path("testdata/measurements").exists());
+}
+
+#[test]
+fn fetch_fails_on_a_corpus_that_differs_from_the_lock_naming_it_and_vendors_nothing() {
+    let s = Sandbox::new().with_upstreams();
+    let repo = s.path("remotes/blis-latency-kernel");
+    fs::write(repo.join("testdata/measurements/scoreable.json"), "[1]\n").unwrap();
+    git(&repo, &["commit", "--quiet", "-am", "a different corpus"]);
+    s.repin("blis-latency-kernel", &git(&repo, &["rev-parse", "HEAD"]));
+    s.fetch()
+        .assert()
+        .code(1)
+        .stderr(contains("does not match the lock"))
+        .stderr(contains("~ scoreable.json"));
+    assert!(!s.path("testdata/catalog").exists() && !s.path("testdata/measurements").exists());
+}
+
+#[test]
+fn the_fetched_corpora_are_the_default_and_an_explicit_variable_or_flag_wins() {
+    let s = Sandbox::new().with_upstreams();
+    s.fetch().assert().success();
+    fs::write(s.path("artifacts/measurements/scoreable.json"), "[2]\n").unwrap();
+    s.lock_cmd("verify", &[])
+        .env("BLIS_MEASUREMENTS", s.artifacts().join("measurements"))
+        .assert()
+        .code(1)
+        .stdout(contains("measurements (BLIS_MEASUREMENTS): FAILED"))
+        .stdout(contains("testdata/measurements").not());
+    s.lock_cmd("verify", &["--measurements", "artifacts/measurements"])
+        .assert()
+        .code(1)
+        .stdout(contains("measurements (--measurements): FAILED"));
+    s.lock_cmd("verify", &[]).assert().code(0).stdout(contains("testdata/measurements: 1 files match"));
+}

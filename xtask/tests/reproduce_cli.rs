@@ -25,6 +25,8 @@ impl Reproduce {
         for var in LEAKY_VARS {
             cmd.env_remove(var);
         }
+        // Set but empty: no corpora, not even the ones `vendor --fetch` may have put in testdata/.
+        cmd.env("BLIS_MEASUREMENTS", "");
         let nowhere = cwd.path().join("not-vendored");
         cmd.args(["--catalog", "--registry", "--scenarios"].iter().flat_map(|f| [f.to_string(), nowhere.display().to_string()]));
         Reproduce { cmd, _cwd: cwd }
@@ -67,8 +69,46 @@ fn team_corpora() -> Option<PathBuf> {
 }
 
 #[test]
-fn fresh_clone_exits_zero_runs_the_embedded_figures_and_refuses_the_rest_by_name() {
+fn fresh_clone_prints_one_screen_grouping_refusals_by_the_input_they_need() {
+    let assert = Reproduce::fresh()
+        .assert()
+        .code(0)
+        .stdout(summary_line())
+        .stdout(predicate::str::is_match(r"(?m)^ok +fixtures/numpy-seed0-randint  991 866 936 1011 886").unwrap())
+        .stdout(predicate::str::is_match(
+            r"(?m)^refused +\d+ figures need the measurement corpora: pass --measurements DIR or set BLIS_MEASUREMENTS, or run `cargo xtask vendor --fetch`",
+        ).unwrap())
+        .stdout(predicate::str::is_match(r"(?m)^refused +\d+ figures need a `blis` binary: pass --blis PATH or set BLIS_BIN$").unwrap())
+        .stdout(predicate::str::contains("refused  headline/").not())
+        .stdout(predicate::str::contains("\x1b").not())
+        .stderr(predicate::str::contains("\x1b").not());
+    let stdout = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let lines = stdout.lines().count();
+    assert!(lines <= 25, "{lines} lines on a fresh clone:\n{stdout}");
+    let refused: Vec<&str> = stdout.lines().filter(|l| l.starts_with("refused")).collect();
+    let distinct: std::collections::BTreeSet<&&str> = refused.iter().collect();
+    assert_eq!(refused.len(), distinct.len(), "one line per input:\n{stdout}");
+}
+
+#[test]
+fn verbose_prints_every_figure_on_its_own_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    let assert = Reproduce::fresh().arg("-v").arg("--report-json").arg(&json).assert().code(0);
+    let stdout = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let figures = report["figures"].as_array().unwrap();
+    for f in figures {
+        let id = f["id"].as_str().unwrap();
+        assert!(stdout.lines().any(|l| l.split_whitespace().nth(1) == Some(id)), "{id} missing from -v output");
+    }
+    assert_eq!(stdout.lines().count(), figures.len() + 1, "every figure, then the totals");
+}
+
+#[test]
+fn fresh_clone_verbose_exits_zero_runs_the_embedded_figures_and_refuses_the_rest_by_name() {
     Reproduce::fresh()
+        .arg("--verbose")
         .assert()
         .code(0)
         .stdout(summary_line())

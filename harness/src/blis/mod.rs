@@ -302,21 +302,37 @@ struct Progress {
     total: usize,
     finished: AtomicUsize,
     out: Mutex<()>,
+    /// `Auto` on a terminal outside CI: a bar (points done / total, cached, failed, elapsed,
+    /// rate) instead of a line per event; failures still print, above it.
+    bar: Option<indicatif::ProgressBar>,
+    cached: AtomicUsize,
+    failed: AtomicUsize,
 }
 
 impl Progress {
     fn new(mode: ProgressMode, total: usize) -> Progress {
+        let bar = (mode == ProgressMode::Auto && crate::term::stderr_progress())
+            .then(|| crate::term::bar(total, "points"));
         let mode = match mode {
+            ProgressMode::Auto if bar.is_some() => ProgressMode::Quiet,
             ProgressMode::Auto if std::io::stderr().is_terminal() => ProgressMode::Lines,
             ProgressMode::Auto => ProgressMode::Quiet,
             other => other,
         };
-        Progress { mode, total, finished: AtomicUsize::new(0), out: Mutex::new(()) }
+        let zero = || AtomicUsize::new(0);
+        Progress { mode, total, finished: zero(), out: Mutex::new(()), bar, cached: zero(), failed: zero() }
     }
 
     fn line(&self, text: &str) {
         let _guard = self.out.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = writeln!(std::io::stderr(), "{text}");
+        match &self.bar {
+            Some(bar) => bar.suspend(|| {
+                let _ = writeln!(std::io::stderr(), "{text}");
+            }),
+            None => {
+                let _ = writeln!(std::io::stderr(), "{text}");
+            }
+        }
     }
 
     fn running(&self, label: &str) {
@@ -334,6 +350,16 @@ impl Progress {
             Err(f) if f.kind == FailureKind::OtherShard => return,
             Err(f) => ("failed ", format!(": {}", f.reason)),
         };
+        if let Some(bar) = &self.bar {
+            match &outcome.result {
+                Ok(_) if outcome.cached => self.cached.fetch_add(1, Ordering::Relaxed),
+                Ok(_) => 0,
+                Err(_) => self.failed.fetch_add(1, Ordering::Relaxed),
+            };
+            let (cached, failed) = (self.cached.load(Ordering::Relaxed), self.failed.load(Ordering::Relaxed));
+            bar.set_message(format!("cached {cached}, failed {failed}"));
+            bar.inc(1);
+        }
         let show = match self.mode {
             ProgressMode::Lines => true,
             ProgressMode::Quiet => outcome.result.is_err(),
@@ -347,6 +373,14 @@ impl Progress {
                 }
             }
             self.line(&text);
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
         }
     }
 }

@@ -55,6 +55,14 @@ pub enum Status {
     Refused,
 }
 
+/// What a refused figure lacks and how a user supplies it: the terminal summary groups refusals
+/// by it, one line per input. Not part of the JSON report, whose `detail` already says it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Need {
+    pub what: String,
+    pub supplied_by: String,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct FigureResult {
     pub detail: String,
@@ -65,6 +73,9 @@ pub struct FigureResult {
     pub section: String,
     pub status: Status,
     pub what: String,
+    /// For a refusal: the input it needs (see `Need`).
+    #[serde(skip)]
+    pub need: Option<Need>,
 }
 
 pub struct GateOptions<'a> {
@@ -194,8 +205,8 @@ impl Taint {
     }
 }
 
-/// The first input a figure needs that nobody supplied, as the refusal text.
-fn missing_input(manifest: &Manifest, f: &Figure, inputs: &Inputs) -> Option<String> {
+/// The first input a figure needs that nobody supplied: the refusal text and the input.
+fn missing_input(manifest: &Manifest, f: &Figure, inputs: &Inputs) -> Option<(String, Need)> {
     let task_needs = f.task.as_deref().and_then(tasks::find).map_or(&[][..], |d| d.needs);
     let mut needs: Vec<&str> = task_needs.iter().map(|k| super::manifest::input_name(*k)).collect();
     needs.extend(f.needs.iter().map(String::as_str));
@@ -206,10 +217,12 @@ fn missing_input(manifest: &Manifest, f: &Figure, inputs: &Inputs) -> Option<Str
                     Some(i) => format!("{} not found", i.source_label()),
                     None => "not supplied".to_string(),
                 };
-                return Some(Refusal::new(kind, "this figure", detail).to_string());
+                let need = Need { what: kind.describe().to_string(), supplied_by: kind.remedy() };
+                return Some((Refusal::new(kind, "this figure", detail).to_string(), need));
             }
         } else if let Some(ext) = manifest.external_inputs.get(need) {
-            return Some(format!("this figure needs {}: {}", ext.what, ext.supplied_by));
+            let text = format!("this figure needs {}: {}", ext.what, ext.supplied_by);
+            return Some((text, Need { what: ext.what.clone(), supplied_by: ext.supplied_by.clone() }));
         }
     }
     None
@@ -231,9 +244,11 @@ fn judge(
         section: f.section.clone(),
         status: Status::Refused,
         what: f.what.clone(),
+        need: None,
     };
-    if let Some(refusal) = missing_input(manifest, f, &cx.inputs) {
+    if let Some((refusal, need)) = missing_input(manifest, f, &cx.inputs) {
         result.detail = refusal;
+        result.need = Some(need);
         return result;
     }
     let (Some(task), Some(key)) = (f.task.as_deref(), f.key.as_deref()) else {

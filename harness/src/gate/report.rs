@@ -1,7 +1,9 @@
-//! Rendering the gate's verdicts: one line per figure, the summary line, a markdown report fit
-//! for a CI step summary (a table per document), and a stable JSON report.
+//! Rendering the gate's verdicts: the one-screen summary a person reads (each reproduced or
+//! mismatched figure on a line, the refusals grouped by the input they need), every figure on a
+//! line (`--verbose`), the totals line, a markdown report fit for a CI step summary (a table per
+//! document), and a stable JSON report. The reports always carry every figure.
 
-use super::evaluate::{FigureResult, Status};
+use super::evaluate::{FigureResult, Need, Status};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -39,22 +41,117 @@ pub fn status_word(status: Status) -> &'static str {
     }
 }
 
-pub fn line(r: &FigureResult) -> String {
-    let word = status_word(r.status);
-    let detail = if r.detail.is_empty() { String::new() } else { format!("; {}", r.detail) };
-    match (r.status, &r.ours) {
-        (Status::Ok, Some(ours)) => format!("{word:<9}{}  {ours} (published {}{detail})", r.id, r.published),
-        (Status::Mismatch, Some(ours)) => {
-            format!("{word:<9}{}  published {}, ours {ours}{detail}", r.id, r.published)
+/// Whether status words are coloured. Only the terminal ever gets colour: files, pipes and
+/// `NO_COLOR` get plain text (the caller decides, see `harness::term`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Paint {
+    #[default]
+    Plain,
+    Ansi,
+}
+
+/// The status word padded to its column, coloured when asked (green ok, red MISMATCH, yellow
+/// refused); the padding is outside the colour so columns line up either way.
+fn word(status: Status, paint: Paint) -> String {
+    let plain = status_word(status);
+    let pad = " ".repeat(9usize.saturating_sub(plain.len()));
+    match paint {
+        Paint::Plain => format!("{plain}{pad}"),
+        Paint::Ansi => {
+            let code = match status {
+                Status::Ok => "32",
+                Status::Mismatch => "1;31",
+                Status::Refused => "33",
+            };
+            format!("\x1b[{code}m{plain}\x1b[0m{pad}")
         }
-        (_, _) => format!("{word:<9}{}  {}", r.id, r.detail),
     }
 }
 
+pub fn line(r: &FigureResult) -> String {
+    painted_line(r, Paint::Plain)
+}
+
+fn painted_line(r: &FigureResult, paint: Paint) -> String {
+    let word = word(r.status, paint);
+    let detail = if r.detail.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", r.detail)
+    };
+    match (r.status, &r.ours) {
+        (Status::Ok, Some(ours)) => {
+            format!("{word}{}  {ours} (published {}{detail})", r.id, r.published)
+        }
+        (Status::Mismatch, Some(ours)) => {
+            format!(
+                "{word}{}  published {}, ours {ours}{detail}",
+                r.id, r.published
+            )
+        }
+        (_, _) => format!("{word}{}  {}", r.id, r.detail),
+    }
+}
+
+/// Every figure on its own line, then the totals (`reproduce --verbose`).
 pub fn text(results: &[FigureResult]) -> String {
+    verbose(results, Paint::Plain)
+}
+
+pub fn verbose(results: &[FigureResult], paint: Paint) -> String {
     let mut out = String::new();
     for r in results {
-        let _ = writeln!(out, "{}", line(r));
+        let _ = writeln!(out, "{}", painted_line(r, paint));
+    }
+    let _ = writeln!(out, "{}", Summary::of(results).line());
+    out
+}
+
+/// What a person reads in one screen (`reproduce` without `--verbose`): each reproduced or
+/// mismatched figure on its line, in manifest order; then one line per input the refused
+/// figures need, with their count and what supplies it, in order of first appearance; then a
+/// pointer to `--verbose` and the totals.
+pub fn brief(results: &[FigureResult], paint: Paint) -> String {
+    let mut out = String::new();
+    let mut groups: Vec<(Need, usize)> = Vec::new();
+    for r in results {
+        if r.status != Status::Refused {
+            let _ = writeln!(out, "{}", painted_line(r, paint));
+            continue;
+        }
+        // A task that refused by itself carries its reason in `detail` only.
+        let need = r.need.clone().unwrap_or_else(|| Need {
+            what: r.detail.clone(),
+            supplied_by: String::new(),
+        });
+        match groups.iter_mut().find(|(n, _)| *n == need) {
+            Some((_, count)) => *count += 1,
+            None => groups.push((need, 1)),
+        }
+    }
+    for (need, count) in &groups {
+        let figures = if *count == 1 {
+            "figure needs"
+        } else {
+            "figures need"
+        };
+        let how = if need.supplied_by.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", need.supplied_by)
+        };
+        let _ = writeln!(
+            out,
+            "{}{count} {figures} {}{how}",
+            word(Status::Refused, paint),
+            need.what
+        );
+    }
+    if !groups.is_empty() {
+        let _ = writeln!(
+            out,
+            "(`--verbose` lists every figure; --report-md/--report-json keep them all)"
+        );
     }
     let _ = writeln!(out, "{}", Summary::of(results).line());
     out

@@ -5,10 +5,12 @@ use crate::inputs::{InputKind, Inputs};
 use crate::task::TaskResult;
 use std::path::PathBuf;
 
-/// What a task may read: the resolved inputs and the manifest in force.
+/// What a task may read: the resolved inputs, the manifest and the lock in force.
 pub struct Context {
     pub inputs: Inputs,
     pub manifest: PathBuf,
+    /// `lockfiles/upstream.lock` unless a test points the gate at a stand-in lock.
+    pub lock: PathBuf,
 }
 
 pub struct TaskDef {
@@ -29,7 +31,7 @@ pub const TASKS: &[TaskDef] = &[
     TaskDef { name: "definition-known-answers", needs: &[], run: |_| crate::oracle_report::known_answers::task() },
     // Absent trees are a refusal naming `cargo xtask vendor`, so a fresh clone passes the gate;
     // present trees that differ from the lock are a mismatch.
-    TaskDef { name: "lock-verify", needs: TREES, run: |cx| crate::lock::task_verify(&cx.inputs) },
+    TaskDef { name: "lock-verify", needs: TREES, run: |cx| crate::lock::task_verify(&cx.inputs, &cx.lock) },
     TaskDef {
         name: "error-definition",
         needs: &[InputKind::Measurements],

@@ -56,11 +56,11 @@ pub fn clone_at(url: &str, commit: &str, into: &Path) -> Result<()> {
     require_head(into, commit)
 }
 
-/// Clones every repository the vendored sections name, each once, into `workdir/<repo name>`,
-/// the layout `vendor_from` looks for. Returns `workdir`.
+/// Clones every repository the lock names (the trees' and the corpora's), each once, into
+/// `workdir/<repo name>`, the layout `vendor_from` looks for. Returns `workdir`.
 pub fn fetch_all(lock: &Lock, workdir: &Path) -> Result<PathBuf> {
     let mut done: Vec<(&str, &str)> = Vec::new();
-    for u in lock.vendored() {
+    for u in &lock.upstreams {
         if let Some((_, commit)) = done.iter().find(|(repo, _)| *repo == u.repo) {
             if *commit != u.commit {
                 bail!("{} is locked at two commits ({commit} and {})", u.repo, u.commit);

@@ -25,7 +25,8 @@ use oracles::hashing::{self, ManifestEntry};
 use std::fmt;
 
 /// The four sections, in the order they are written. The first three are vendored below
-/// `testdata/`; measurements are only ever checked in place.
+/// `testdata/` by `vendor --from` and `--fetch`; measurements are fetched there by `--fetch`
+/// only, and otherwise checked in place.
 pub const SECTIONS: [InputKind; 4] =
     [InputKind::Catalog, InputKind::Registry, InputKind::Scenarios, InputKind::Measurements];
 
@@ -87,6 +88,7 @@ impl Upstream {
         hashing::render_manifest(&self.files)
     }
 
+    /// Copied by `vendor --from` (the trees). `vendor --fetch` takes every section.
     pub fn is_vendored(&self) -> bool {
         self.kind != InputKind::Measurements
     }

@@ -34,8 +34,8 @@ pub fn load(path: &Path) -> anyhow::Result<Lock> {
 /// supplied, the measurements, checked against `lockfiles/upstream.lock`. A mismatch is not an
 /// error here: it is the figure (`verified` false, and the report says which file); the gate
 /// uses `verify` for the per-input status. Only an unreadable lock is an error.
-pub fn task_verify(inputs: &Inputs) -> TaskResult {
-    let lock = load(&default_lock_path()).map_err(TaskError::Failed)?;
+pub fn task_verify(inputs: &Inputs, lock_path: &Path) -> TaskResult {
+    let lock = load(lock_path).map_err(TaskError::Failed)?;
     Ok(verify(&lock, inputs).to_task_output())
 }
 

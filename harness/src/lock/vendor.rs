@@ -55,17 +55,37 @@ pub struct Vendored {
     pub name: &'static str,
     pub dest: PathBuf,
     pub files: usize,
+    /// Files upstream has under the globs that a `partial` section does not pin: left out, so
+    /// the tree is exactly what the lock pins (a full upstream checkout has more than the
+    /// team's copy the lock was written from).
+    pub not_pinned: usize,
 }
 
 /// Copies each vendored section's glob matches from `from` into `testdata/<section>`, checks
 /// them against the lock, stamps them, and swaps them in. Every tree is staged and checked
 /// before any is swapped, so a failure anywhere leaves every previous tree as it was.
 pub fn vendor_from(lock: &Lock, from: &Path, testdata: &Path) -> Result<Vec<Vendored>> {
+    vendor_sections(lock.vendored(), from, testdata)
+}
+
+/// `vendor_from` over the given sections.
+fn vendor_sections<'a>(
+    sections: impl Iterator<Item = &'a Upstream>,
+    from: &Path,
+    testdata: &Path,
+) -> Result<Vec<Vendored>> {
     fs::create_dir_all(testdata).with_context(|| format!("creating {}", testdata.display()))?;
     let mut staged = Vec::new();
-    for u in lock.vendored() {
+    for u in sections {
         let root = source_root(u, from)?;
-        let scan = scan_source(u, &root)?;
+        let mut scan = scan_source(u, &root)?;
+        let mut not_pinned = 0;
+        if u.partial.is_some() {
+            let pinned: std::collections::BTreeSet<&str> = u.files.iter().map(|e| e.path.as_str()).collect();
+            let before = scan.files.len();
+            scan.files.retain(|path, _| pinned.contains(path.as_str()));
+            not_pinned = before - scan.files.len();
+        }
         let stage = tempfile::Builder::new()
             .prefix(&format!(".vendor-{}-", u.name()))
             .tempdir_in(testdata)
@@ -95,13 +115,13 @@ pub fn vendor_from(lock: &Lock, from: &Path, testdata: &Path) -> Result<Vec<Vend
         fs::write(stage.path().join(MANIFEST_STAMP), hashing::render_manifest(&entries))?;
         use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(stage.path(), fs::Permissions::from_mode(0o755))?;
-        staged.push((u, stage, entries.len()));
+        staged.push((u, stage, entries.len(), not_pinned));
     }
     let mut done = Vec::new();
-    for (u, stage, files) in staged {
+    for (u, stage, files, not_pinned) in staged {
         let dest = testdata.join(u.name());
         swap_in(stage, &dest)?;
-        done.push(Vendored { name: u.name(), dest, files });
+        done.push(Vendored { name: u.name(), dest, files, not_pinned });
     }
     Ok(done)
 }
@@ -189,9 +209,10 @@ pub fn update_lock_file(lock_path: &Path, from: &Path) -> Result<Vec<SectionUpda
 }
 
 /// `vendor --fetch`: clone every upstream at its locked commit into a temporary folder (gone
-/// afterwards), then vendor from it as from any checkout.
+/// afterwards), then vendor from it as from any checkout: the three trees and, into
+/// `testdata/measurements` (git-ignored, the corpora's default once there), the corpora.
 pub fn vendor_fetched(lock: &Lock, testdata: &Path) -> Result<Vec<Vendored>> {
     let clones = tempfile::tempdir().context("creating a folder for the clones")?;
     let from = super::fetch::fetch_all(lock, clones.path())?;
-    vendor_from(lock, &from, testdata)
+    vendor_sections(lock.upstreams.iter(), &from, testdata)
 }

@@ -347,10 +347,13 @@ pub fn check_section(upstream: &Upstream, input: Option<&InputPath>) -> TreeChec
     if input.kind == InputKind::Measurements {
         check.label = match input.origin {
             Origin::Flag => "measurements (--measurements)".into(),
-            _ => "measurements (BLIS_MEASUREMENTS)".into(),
+            Origin::Env => "measurements (BLIS_MEASUREMENTS)".into(),
+            Origin::Vendored => crate::paths::display(&input.path),
         };
     }
-    let vendored = input.origin == Origin::Vendored && upstream.is_vendored();
+    // The corpora are "vendored" only where `vendor --fetch` put them (their default exists
+    // only then), and are then checked like the trees: stamps and no stray files.
+    let vendored = input.origin == Origin::Vendored;
     if !input.path.is_dir() {
         check.outcome = if vendored && !input.path.exists() {
             Outcome::Absent

@@ -1,0 +1,156 @@
+//! `cargo xtask vendor --fetch` reaches every corpus figure: the team's trees and corpora are
+//! made into local git repositories standing in for the upstreams (file:// URLs, since there is
+//! no network here), fetched through a lock pinned to them, and the gate over what was fetched
+//! must print the same counts as the gate over the team's copy. Needs `BLIS_MEASUREMENTS` and
+//! the vendored trees (`.ci/run` provides both); ignored with the reason otherwise, failing
+//! under `CI=true`.
+
+use assert_cmd::Command;
+use libtest_mimic::{Arguments, Failed, Trial};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<String, Failed> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .output()?;
+    if !out.status.success() {
+        return Err(format!("git {args:?}: {}", String::from_utf8_lossy(&out.stderr)).into());
+    }
+    Ok(String::from_utf8(out.stdout)?.trim().to_string())
+}
+
+/// Copies a tree without our stamps (`.upstream-*`), which upstream does not have.
+fn copy_tree(from: &Path, to: &Path) -> Result<(), Failed> {
+    fs::create_dir_all(to)?;
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with(".upstream-") {
+            continue;
+        }
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &to.join(&name))?;
+        } else {
+            fs::copy(entry.path(), to.join(&name))?;
+        }
+    }
+    Ok(())
+}
+
+fn xtask(cwd: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("xtask").unwrap();
+    cmd.current_dir(cwd);
+    for var in ["BLIS_MEASUREMENTS", "BLIS_CATALOG", "BLIS_REGISTRY", "BLIS_SCENARIOS", "BLIS_BIN"] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+fn totals(out: &std::process::Output) -> Result<String, Failed> {
+    let text = String::from_utf8(out.stdout.clone())?;
+    let last = text.lines().last().unwrap_or_default().to_string();
+    if !last.ends_with(" refused") {
+        return Err(format!("no totals line in:\n{text}").into());
+    }
+    Ok(last)
+}
+
+fn fetched_corpora_reproduce_the_same_counts(corpora: &Path) -> Result<(), Failed> {
+    let trees = workspace_root().join("testdata");
+    let dir = tempfile::tempdir()?;
+    let remotes = dir.path().join("remotes");
+    for (repo, from, path) in [
+        ("blis-catalog", trees.join("catalog"), "."),
+        ("blis-registry", trees.join("registry"), "."),
+        ("blis-latency-kernel", trees.join("scenarios"), "testdata/aisimulate"),
+        ("blis-latency-kernel", corpora.to_path_buf(), "testdata/measurements"),
+    ] {
+        let root = remotes.join(repo);
+        copy_tree(&from, &if path == "." { root } else { root.join(path) })?;
+    }
+    let lock_path = dir.path().join("upstream.lock");
+    let text = fs::read_to_string(workspace_root().join("lockfiles/upstream.lock"))?;
+    let mut lock = harness::lock::file::parse(&text).map_err(|e| e.to_string())?;
+    for repo in ["blis-catalog", "blis-registry", "blis-latency-kernel"] {
+        let root = remotes.join(repo);
+        git(&root, &["init", "--quiet"])?;
+        git(&root, &["add", "."])?;
+        git(&root, &["commit", "--quiet", "-m", "stand-in"])?;
+        let head = git(&root, &["rev-parse", "HEAD"])?;
+        for u in lock.upstreams.iter_mut().filter(|u| u.repo_basename() == repo) {
+            u.repo = format!("file://{}", root.display());
+            u.commit = head.clone();
+        }
+    }
+    fs::write(&lock_path, harness::lock::file::render(&lock))?;
+
+    let fetched = dir.path().join("testdata");
+    let out = xtask(dir.path())
+        .args(["vendor", "--fetch", "--lockfile"])
+        .arg(&lock_path)
+        .arg("--testdata")
+        .arg(&fetched)
+        .output()?;
+    if !out.status.success() {
+        return Err(format!("vendor --fetch failed: {}", String::from_utf8_lossy(&out.stderr)).into());
+    }
+    let said = String::from_utf8(out.stdout)?;
+    if !said.contains("testdata/measurements: vendored 5 files") {
+        return Err(format!("the corpora were not fetched:\n{said}").into());
+    }
+
+    let ours = xtask(dir.path())
+        .args(["reproduce", "--lockfile"])
+        .arg(&lock_path)
+        .args(
+            ["catalog", "registry", "scenarios", "measurements"]
+                .iter()
+                .flat_map(|s| [format!("--{s}").into(), fetched.join(s).into_os_string()]),
+        )
+        .output()?;
+    let team = xtask(dir.path()).args(["reproduce", "--measurements"]).arg(corpora).output()?;
+    let (ours_line, team_line) = (totals(&ours)?, totals(&team)?);
+    if ours_line != team_line || !ours.status.success() {
+        return Err(format!(
+            "fetched: {ours_line} (exit {}), team's copy: {team_line}\n{}",
+            ours.status,
+            String::from_utf8_lossy(&ours.stdout)
+        )
+        .into());
+    }
+    let ours_text = String::from_utf8(ours.stdout)?;
+    if !ours_text.lines().any(|l| l.starts_with("ok") && l.contains("inputs/lock-verify")) {
+        return Err(format!("the fetched inputs did not verify against their lock:\n{ours_text}").into());
+    }
+    if !team_line.contains(" 0 mismatched") {
+        return Err(format!("the team's copy should reproduce: {team_line}").into());
+    }
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let name = "fetch/team_copy_through_stand_in_upstreams_reproduces_the_same_counts";
+    let corpora = std::env::var_os("BLIS_MEASUREMENTS").filter(|v| !v.is_empty()).map(PathBuf::from);
+    let trees = workspace_root().join("testdata");
+    let have_trees = ["catalog", "registry", "scenarios"].iter().all(|t| trees.join(t).is_dir());
+    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
+    let trial = match corpora {
+        Some(corpora) if have_trees => Trial::test(name, move || fetched_corpora_reproduce_the_same_counts(&corpora)),
+        _ if ci => Trial::test(name, || {
+            Err("CI=true but BLIS_MEASUREMENTS or the vendored trees are missing (.ci/run supplies both)".into())
+        }),
+        _ => Trial::test(name, || Ok(()))
+            .with_ignored_flag(true)
+            .with_kind("needs BLIS_MEASUREMENTS and `cargo xtask vendor --from ../shared/blis-artifacts`"),
+    };
+    libtest_mimic::run(&args, vec![trial]).exit();
+}
