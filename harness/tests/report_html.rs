@@ -44,7 +44,7 @@ fn with_corpora(test: fn() -> Result<(), Failed>) -> Result<Completion, Failed> 
 /// The page `cargo xtask reproduce --report-html` writes, with whatever inputs this process has.
 fn gate_page() -> Result<String, Failed> {
     let inputs = Inputs::from_process(&Flags::default());
-    let cx = Context { inputs, manifest: gate::manifest_path() };
+    let cx = Context { inputs, manifest: gate::manifest_path(), lock: harness::lock::default_lock_path() };
     let manifest = Manifest::load(&cx.manifest).map_err(|e| format!("{e:#}"))?;
     let results = gate::evaluate(&manifest, &cx, &InProcess(&cx), &GateOptions { only: &[] }, &mut |_, _, _| {});
     Ok(report_html::for_gate(&cx.inputs, &manifest, &results))

@@ -91,6 +91,7 @@ fn figure(id: &str, status: Status, published: &str, ours: Option<&str>, detail:
         detail: detail.into(),
         document: "PUBLISHED-FIGURES.md".into(),
         id: id.into(),
+        need: None,
         ours: ours.map(String::from),
         published: published.into(),
         section: "3".into(),
