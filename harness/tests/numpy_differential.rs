@@ -21,7 +21,9 @@ fn main() {
     let trials = vec![
         Trial::ignorable_test("numpy/differential/randint", || with_numpy(randint_agrees)),
         Trial::ignorable_test("numpy/differential/fixtures", || with_numpy(fixtures_agree)),
-        Trial::ignorable_test("numpy/differential/known-answer-file", || with_numpy(known_answers_regenerate)),
+        Trial::ignorable_test("numpy/differential/known-answer-file", || {
+            with_numpy(known_answers_regenerate)
+        }),
     ];
     libtest_mimic::run(&args, trials).exit();
 }
@@ -29,10 +31,15 @@ fn main() {
 fn with_numpy(test: fn() -> Result<(), Failed>) -> Result<Completion, Failed> {
     if let Err(why) = numpy_available() {
         if std::env::var("CI").as_deref() == Ok("true") {
-            return Err(format!("CI=true but {why}; install it with \
-                `python3 -m pip install -r testdata/numpy/requirements.txt`").into());
+            return Err(format!(
+                "CI=true but {why}; install it with \
+                `python3 -m pip install -r testdata/numpy/requirements.txt`"
+            )
+            .into());
         }
-        return Ok(Completion::ignored_with(format!("needs python3 with numpy: {why}")));
+        return Ok(Completion::ignored_with(format!(
+            "needs python3 with numpy: {why}"
+        )));
     }
     test().map(|()| Completion::Completed)
 }
@@ -63,10 +70,19 @@ fn python(script: &str, args: &[&str], stdin: &[u8]) -> Result<String, Failed> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("python3 {script}: {e}"))?;
-    child.stdin.take().unwrap().write_all(stdin).map_err(|e| e.to_string())?;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin)
+        .map_err(|e| e.to_string())?;
     let out = child.wait_with_output().map_err(|e| e.to_string())?;
     if !out.status.success() {
-        return Err(format!("python3 {script} failed: {}", String::from_utf8_lossy(&out.stderr)).into());
+        return Err(format!(
+            "python3 {script} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
     }
     String::from_utf8(out.stdout).map_err(|e| e.to_string().into())
 }
@@ -80,21 +96,37 @@ fn randint_agrees() -> Result<(), Failed> {
         numpy_version: String,
         sequences: Vec<known_answers::Sequence>,
     }
-    let Answered { numpy_version, sequences } =
-        serde_json::from_str(&python("differential.py", &[], &stdin)?)
-            .map_err(|e| format!("differential.py output: {e}"))?;
+    let Answered {
+        numpy_version,
+        sequences,
+    } = serde_json::from_str(&python("differential.py", &[], &stdin)?)
+        .map_err(|e| format!("differential.py output: {e}"))?;
     if sequences.len() != cases.len() {
-        return Err(format!("numpy answered {} of {} sequences", sequences.len(), cases.len()).into());
+        return Err(format!(
+            "numpy answered {} of {} sequences",
+            sequences.len(),
+            cases.len()
+        )
+        .into());
     }
     let calls: usize = sequences.iter().map(|s| s.calls.len()).sum();
-    let wide = sequences.iter().flat_map(|s| &s.calls).filter(|c| c.high - c.low > 1 << 32).count();
+    let wide = sequences
+        .iter()
+        .flat_map(|s| &s.calls)
+        .filter(|c| c.high - c.low > 1 << 32)
+        .count();
     let mismatches: Vec<String> = sequences.iter().flat_map(known_answers::replay).collect();
     if !mismatches.is_empty() {
         return Err(format!(
             "{} of {calls} calls differ from numpy {} (case seed {CASE_SEED}):\n{}",
             mismatches.len(),
             numpy_version,
-            mismatches.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+            mismatches
+                .iter()
+                .take(20)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n")
         )
         .into());
     }
@@ -154,7 +186,13 @@ fn random_sequences(case_seed: u32, count: usize) -> Vec<known_answers::Sequence
                 2 => 600 + pick(200) as usize, // crosses a state regeneration
                 _ => 1 + pick(40) as usize,
             };
-            calls.push(known_answers::Call { low, high, size, values: None, error: None });
+            calls.push(known_answers::Call {
+                low,
+                high,
+                size,
+                values: None,
+                error: None,
+            });
         }
         sequences.push(known_answers::Sequence { seed, calls });
     }
@@ -165,7 +203,11 @@ fn random_sequences(case_seed: u32, count: usize) -> Vec<known_answers::Sequence
 fn fixtures_agree() -> Result<(), Failed> {
     let dir = fixtures::default_dir();
     let points_path = dir.join(points::FILE_NAME);
-    let out = python("workloads.py", &["emit", &points_path.to_string_lossy()], b"")?;
+    let out = python(
+        "workloads.py",
+        &["emit", &points_path.to_string_lossy()],
+        b"",
+    )?;
     let drawn: serde_json::Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
     let mut problems = Vec::new();
     let mut compared = 0;
@@ -175,20 +217,36 @@ fn fixtures_agree() -> Result<(), Failed> {
             .as_array()
             .and_then(|s| s.iter().find(|s| s["seed"] == seed))
             .ok_or_else(|| format!("workloads.py gave no seed {seed}"))?;
-        let numpy_points = numpy["points"].as_array().ok_or("workloads.py: no points")?;
+        let numpy_points = numpy["points"]
+            .as_array()
+            .ok_or("workloads.py: no points")?;
         if numpy_points.len() != committed.points.len() {
-            problems.push(format!("seed {seed}: numpy drew {} points, the file has {}",
-                numpy_points.len(), committed.points.len()));
+            problems.push(format!(
+                "seed {seed}: numpy drew {} points, the file has {}",
+                numpy_points.len(),
+                committed.points.len()
+            ));
             continue;
         }
         for (np_point, fp) in numpy_points.iter().zip(&committed.points) {
             for key in ["input_lens", "output_lens"] {
-                let numpy_lens: Vec<i64> = serde_json::from_value(np_point[key].clone()).map_err(|e| e.to_string())?;
-                let ours = if key == "input_lens" { &fp.input_lens } else { &fp.output_lens };
+                let numpy_lens: Vec<i64> =
+                    serde_json::from_value(np_point[key].clone()).map_err(|e| e.to_string())?;
+                let ours = if key == "input_lens" {
+                    &fp.input_lens
+                } else {
+                    &fp.output_lens
+                };
                 compared += ours.len();
-                if let Some(i) = (0..numpy_lens.len().max(ours.len())).find(|&i| numpy_lens.get(i) != ours.get(i)) {
-                    problems.push(format!("seed {seed}, point {}, {key}[{i}]: file {:?}, numpy {:?}",
-                        fp.point, ours.get(i), numpy_lens.get(i)));
+                if let Some(i) = (0..numpy_lens.len().max(ours.len()))
+                    .find(|&i| numpy_lens.get(i) != ours.get(i))
+                {
+                    problems.push(format!(
+                        "seed {seed}, point {}, {key}[{i}]: file {:?}, numpy {:?}",
+                        fp.point,
+                        ours.get(i),
+                        numpy_lens.get(i)
+                    ));
                 }
             }
         }
@@ -196,11 +254,14 @@ fn fixtures_agree() -> Result<(), Failed> {
     if compared == 0 {
         problems.push("nothing compared".into());
     }
-    if problems.is_empty() { Ok(()) } else { Err(problems.join("\n").into()) }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
+    }
 }
 
 /// The committed known-answer file is exactly what the installed numpy writes.
 fn known_answers_regenerate() -> Result<(), Failed> {
     python("known_answers.py", &["--check"], b"").map(|_| ())
 }
-

@@ -9,7 +9,13 @@ use std::path::Path;
 fn xtask(cwd: &Path) -> Command {
     let mut cmd = Command::cargo_bin("xtask").unwrap();
     cmd.current_dir(cwd);
-    for var in ["BLIS_MEASUREMENTS", "BLIS_CATALOG", "BLIS_REGISTRY", "BLIS_SCENARIOS", "BLIS_BIN"] {
+    for var in [
+        "BLIS_MEASUREMENTS",
+        "BLIS_CATALOG",
+        "BLIS_REGISTRY",
+        "BLIS_SCENARIOS",
+        "BLIS_BIN",
+    ] {
         cmd.env_remove(var);
     }
     cmd
@@ -69,7 +75,10 @@ fn missing_measurements_is_refused_naming_flag_and_variable() {
         .assert()
         .code(2)
         .stdout("")
-        .stderr(predicate::str::contains("--measurements").and(predicate::str::contains("BLIS_MEASUREMENTS")));
+        .stderr(
+            predicate::str::contains("--measurements")
+                .and(predicate::str::contains("BLIS_MEASUREMENTS")),
+        );
 }
 
 #[test]
@@ -77,12 +86,22 @@ fn gaps_without_a_catalog_is_refused_before_scoring() {
     let dir = tempfile::tempdir().unwrap();
     tiny_inputs(dir.path());
     xtask(dir.path())
-        .args(["score", "--measurements", "measurements", "--scenarios", "scenarios", "--registry", "registry"])
+        .args([
+            "score",
+            "--measurements",
+            "measurements",
+            "--scenarios",
+            "scenarios",
+            "--registry",
+            "registry",
+        ])
         .args(["--catalog", "no-such-dir", "--gaps", "gaps.txt"])
         .assert()
         .code(2)
         .stdout("")
-        .stderr(predicate::str::contains("--catalog").and(predicate::str::contains("BLIS_CATALOG")));
+        .stderr(
+            predicate::str::contains("--catalog").and(predicate::str::contains("BLIS_CATALOG")),
+        );
 }
 
 #[test]
@@ -100,8 +119,23 @@ fn gaps_go_to_the_file_and_never_to_stdout() {
     let dir = tempfile::tempdir().unwrap();
     tiny_inputs(dir.path());
     xtask(dir.path())
-        .args(["score", "--framework", "vllm", "--measurements", "measurements", "--scenarios", "scenarios"])
-        .args(["--catalog", "catalog", "--registry", "registry", "--gaps", "gaps.txt"])
+        .args([
+            "score",
+            "--framework",
+            "vllm",
+            "--measurements",
+            "measurements",
+            "--scenarios",
+            "scenarios",
+        ])
+        .args([
+            "--catalog",
+            "catalog",
+            "--registry",
+            "registry",
+            "--gaps",
+            "gaps.txt",
+        ])
         .assert()
         .success()
         .stdout(
@@ -110,7 +144,10 @@ fn gaps_go_to_the_file_and_never_to_stdout() {
                 .and(predicate::str::contains("gap ").not()),
         );
     let gaps = std::fs::read_to_string(dir.path().join("gaps.txt")).unwrap();
-    assert!(gaps.starts_with("coverage gaps of aisimulate_e2e.json (release r1"), "{gaps}");
+    assert!(
+        gaps.starts_with("coverage gaps of aisimulate_e2e.json (release r1"),
+        "{gaps}"
+    );
     assert!(gaps.contains("gap m.yaml 1k1k sweep [catalog] missing catalog file (model graph): models/m/graph.yaml"), "{gaps}");
 }
 

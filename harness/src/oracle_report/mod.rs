@@ -41,19 +41,31 @@ pub const LAST_DIGIT: f64 = 0.005;
 
 /// `file` inside the measurements folder, or a refusal (one line) naming the file, the flag
 /// and the variable.
-pub fn corpus_file(inputs: &Inputs, file: &str, needed_for: &str) -> Result<std::path::PathBuf, Refusal> {
+pub fn corpus_file(
+    inputs: &Inputs,
+    file: &str,
+    needed_for: &str,
+) -> Result<std::path::PathBuf, Refusal> {
     let refuse = |detail: String| Refusal::new(InputKind::Measurements, needed_for, detail);
     let Some(input) = inputs.get(InputKind::Measurements) else {
-        return Err(refuse(format!("{file} is read from the measurements folder, and none was given")));
+        return Err(refuse(format!(
+            "{file} is read from the measurements folder, and none was given"
+        )));
     };
     if !input.path.is_dir() {
-        return Err(refuse(format!("{file}: {} is not a directory", input.source_label())));
+        return Err(refuse(format!(
+            "{file}: {} is not a directory",
+            input.source_label()
+        )));
     }
     let path = input.path.join(file);
     if path.is_file() {
         Ok(path)
     } else {
-        Err(refuse(format!("{file} not found in {}", input.source_label())))
+        Err(refuse(format!(
+            "{file} not found in {}",
+            input.source_label()
+        )))
     }
 }
 
@@ -89,8 +101,14 @@ mod tests {
 
     #[test]
     fn refusal_names_the_file_the_flag_and_the_variable() {
-        let err = task_error_definition(&Inputs::none()).unwrap_err().to_string();
-        for needle in ["aisimulate_summary.json", "--measurements", "BLIS_MEASUREMENTS"] {
+        let err = task_error_definition(&Inputs::none())
+            .unwrap_err()
+            .to_string();
+        for needle in [
+            "aisimulate_summary.json",
+            "--measurements",
+            "BLIS_MEASUREMENTS",
+        ] {
             assert!(err.contains(needle), "{err}");
         }
         let err = task_e2e_audit(&Inputs::none()).unwrap_err().to_string();
