@@ -13,8 +13,8 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Framework whose sweeps are scored (the headline table is vllm).
-    #[arg(long, default_value = "vllm")]
+    /// Framework whose sweeps are scored (the headline table is vllm); anything else is a usage error.
+    #[arg(long, default_value = "vllm", value_parser = clap::builder::PossibleValuesParser::new(harness::corpus::e2e::FRAMEWORKS))]
     pub framework: String,
     /// Keep only sweeps with an engine-settings record at the anchor (measured) or only the
     /// others (resolved); default both.

@@ -105,6 +105,25 @@ fn gaps_without_a_catalog_is_refused_before_scoring() {
 }
 
 #[test]
+fn unknown_framework_is_a_usage_error_listing_the_known_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    for framework in ["nope", "VLLM", ""] {
+        xtask(dir.path())
+            .args(["score", "--measurements", "measurements", "--scenarios", "scenarios", "--framework", framework])
+            .assert()
+            .code(64)
+            .stdout("")
+            .stderr(
+                predicate::str::contains("--framework")
+                    .and(predicate::str::contains("vllm"))
+                    .and(predicate::str::contains("sglang"))
+                    .and(predicate::str::contains("trt")),
+            );
+    }
+}
+
+#[test]
 fn unknown_config_tier_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     xtask(dir.path())
