@@ -6,6 +6,7 @@
 pub mod atomic;
 pub mod inputs;
 pub mod paths;
+pub mod read;
 pub mod snapshots;
 pub mod task;
 

@@ -250,14 +250,14 @@ fn check_fails_when_the_committed_list_no_longer_equals_the_derivation() {
 }
 
 #[test]
-fn fixtures_check_with_a_corpus_folder_that_is_not_there_is_refused() {
+fn fixtures_check_with_a_corpus_folder_that_is_not_there_is_an_error_naming_the_variable() {
+    // Given, but wrong: not a refusal (exit 2 is only for an input nobody supplied).
     xtask()
         .args(["fixtures", "check"])
         .env("BLIS_MEASUREMENTS", "/nonexistent/measurements")
         .assert()
-        .code(2)
-        .stdout(predicate::str::contains("seed0: 29 points match"))
+        .code(1)
         .stderr(predicate::str::contains(
-            "BLIS_MEASUREMENTS=/nonexistent/measurements",
+            "BLIS_MEASUREMENTS=/nonexistent/measurements: the measurement corpora must be a folder, found nothing",
         ));
 }

@@ -60,6 +60,7 @@ impl Sandbox {
             "BLIS_REGISTRY",
             "BLIS_SCENARIOS",
             "BLIS_BIN",
+            "BLIS_IGNORE_VENDORED",
         ] {
             cmd.env_remove(var);
         }

@@ -189,8 +189,7 @@ pub fn parse_workload(text: &str) -> Result<(u32, u32), String> {
 
 /// Reads and checks the file; the error names the file and the JSON path.
 pub fn load(path: &Path) -> Result<E2eCorpus> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading {}", crate::paths::display(path)))?;
+    let text = crate::read::text(path)?;
     parse(&text).with_context(|| crate::paths::display(path))
 }
 

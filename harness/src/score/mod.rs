@@ -84,8 +84,11 @@ impl Corpora {
     /// file and the entry.
     pub fn load(dir: &Path) -> Result<Corpora> {
         for name in [E2E_FILE, ABSOLUTES_FILE, SETTINGS_FILE, SCOREABLE_FILE] {
-            if !dir.join(name).is_file() {
-                bail!("{} has no {name} (the measurement corpora: --measurements / BLIS_MEASUREMENTS)", crate::paths::display(dir));
+            if let Some(found) = crate::read::not_a_file(&dir.join(name)) {
+                bail!(
+                    "{} has no {name}: found {found} (the measurement corpora: --measurements / BLIS_MEASUREMENTS)",
+                    crate::paths::display(dir)
+                );
             }
         }
         let e2e = crate::corpus::e2e::load(&dir.join(E2E_FILE))?;
@@ -98,7 +101,7 @@ impl Corpora {
         let absolutes = crate::corpus::inferencex::load_absolutes(&dir.join(ABSOLUTES_FILE))?;
         let settings = crate::corpus::inferencex::load_engine_settings(&dir.join(SETTINGS_FILE))?;
         let scoreable_path = dir.join(SCOREABLE_FILE);
-        let text = std::fs::read_to_string(&scoreable_path)?;
+        let text = crate::read::text(&scoreable_path)?;
         let scoreable: Vec<ScoreableRow> = crate::corpus::e2e::parse_json_strict(&text)
             .with_context(|| crate::paths::display(&scoreable_path))?;
         let corpora = Corpora {
