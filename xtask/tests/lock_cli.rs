@@ -125,6 +125,21 @@ fn update_writes_a_lock_with_every_section() {
 }
 
 #[test]
+fn update_keeps_the_mode_of_the_lock_it_replaces() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Sandbox::new().locked();
+    let lock = s.path("upstream.lock");
+    fs::set_permissions(&lock, fs::Permissions::from_mode(0o644)).unwrap();
+    s.lock_cmd("update", &["--from", "artifacts"])
+        .assert()
+        .success();
+    assert_eq!(
+        fs::metadata(&lock).unwrap().permissions().mode() & 0o7777,
+        0o644
+    );
+}
+
+#[test]
 fn vendor_then_verify_prints_a_line_per_upstream() {
     Sandbox::new()
         .vendored()
