@@ -13,6 +13,7 @@ pub mod task;
 pub mod blis;
 pub mod corpus;
 pub mod fixtures;
+pub mod fuzz;
 pub mod gate;
 pub mod lock;
 pub mod oracle_report;

@@ -6,6 +6,7 @@ mod bench;
 mod blis;
 mod cache;
 mod fixtures;
+mod fuzz;
 mod inputs;
 mod lock;
 mod oracle;
@@ -50,6 +51,8 @@ enum Task {
     /// The BLIS point cache.
     #[command(subcommand)]
     Cache(cache::Command),
+    /// Property-based fuzzing of every file reader; reports cases per second.
+    Fuzz(fuzz::Args),
     /// Benchmarks (speed is measured here, never asserted in tests).
     #[command(subcommand)]
     Bench(bench::Command),
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
         Task::Score(args) => score::run(args),
         Task::Blis(cmd) => blis::run(cmd),
         Task::Cache(cmd) => cache::run(cmd),
+        Task::Fuzz(args) => fuzz::run(args),
         Task::Bench(cmd) => bench::run(cmd),
     };
     match result {
