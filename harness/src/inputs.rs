@@ -123,18 +123,10 @@ impl Inputs {
         let use_vendored = env(IGNORE_VENDORED).is_none_or(|v| v.is_empty());
         let pick = |kind: InputKind, flag: &Option<PathBuf>| -> Option<InputPath> {
             if let Some(path) = flag {
-                return Some(InputPath {
-                    kind,
-                    path: path.clone(),
-                    origin: Origin::Flag,
-                });
+                return Some(InputPath { kind, path: path.clone(), origin: Origin::Flag });
             }
             if let Some(value) = env(kind.env_var()).filter(|v| !v.is_empty()) {
-                return Some(InputPath {
-                    kind,
-                    path: PathBuf::from(value),
-                    origin: Origin::Env,
-                });
+                return Some(InputPath { kind, path: PathBuf::from(value), origin: Origin::Env });
             }
             kind.vendored_default()
                 .filter(|_| use_vendored)
@@ -175,13 +167,7 @@ impl Inputs {
 
     /// Whether the input was supplied and is there: a file for the binary, a folder otherwise.
     pub fn present(&self, kind: InputKind) -> bool {
-        self.get(kind).is_some_and(|i| {
-            if kind == InputKind::Blis {
-                i.path.is_file()
-            } else {
-                i.path.is_dir()
-            }
-        })
+        self.get(kind).is_some_and(|i| if kind == InputKind::Blis { i.path.is_file() } else { i.path.is_dir() })
     }
 
     /// The input's directory if it was supplied and exists, else a refusal that says which
@@ -192,11 +178,7 @@ impl Inputs {
             Some(input) => Err(Refusal::new(
                 kind,
                 needed_for,
-                format!(
-                    "{} is not a directory ({})",
-                    input.path.display(),
-                    input.source_label()
-                ),
+                format!("{} is not a directory ({})", input.path.display(), input.source_label()),
             )),
             None => Err(Refusal::new(kind, needed_for, "not supplied".to_string())),
         }
@@ -264,11 +246,7 @@ pub struct Refusal {
 
 impl Refusal {
     pub fn new(kind: InputKind, needed_for: &str, detail: String) -> Refusal {
-        Refusal {
-            kind,
-            needed_for: needed_for.to_string(),
-            detail,
-        }
+        Refusal { kind, needed_for: needed_for.to_string(), detail }
     }
 }
 
@@ -280,17 +258,9 @@ impl fmt::Display for Refusal {
                 self.kind.flag(),
                 self.kind.env_var()
             ),
-            InputKind::Blis => format!(
-                "pass {} PATH or set {}",
-                self.kind.flag(),
-                self.kind.env_var()
-            ),
+            InputKind::Blis => format!("pass {} PATH or set {}", self.kind.flag(), self.kind.env_var()),
             InputKind::Measurements => {
-                format!(
-                    "pass {} DIR or set {}",
-                    self.kind.flag(),
-                    self.kind.env_var()
-                )
+                format!("pass {} DIR or set {}", self.kind.flag(), self.kind.env_var())
             }
         };
         write!(
@@ -313,17 +283,11 @@ mod tests {
     #[test]
     fn flag_beats_variable_beats_vendored_default() {
         let env = |name: &str| (name == "BLIS_CATALOG").then(|| "/from/env".to_string());
-        let flags = Flags {
-            catalog: Some("/from/flag".into()),
-            ..Flags::default()
-        };
+        let flags = Flags { catalog: Some("/from/flag".into()), ..Flags::default() };
         let inputs = Inputs::resolve(&flags, env);
         assert_eq!(inputs.catalog.as_ref().unwrap().origin, Origin::Flag);
         let inputs = Inputs::resolve(&Flags::default(), env);
-        assert_eq!(
-            inputs.catalog.as_ref().unwrap().path,
-            PathBuf::from("/from/env")
-        );
+        assert_eq!(inputs.catalog.as_ref().unwrap().path, PathBuf::from("/from/env"));
         assert!(inputs.catalog.as_ref().unwrap().is_override());
         assert_eq!(inputs.registry.as_ref().unwrap().origin, Origin::Vendored);
         assert!(inputs.measurements.is_none());
@@ -331,13 +295,8 @@ mod tests {
 
     #[test]
     fn refusal_names_the_flag_and_the_variable() {
-        let err = Inputs::none()
-            .require_dir(InputKind::Measurements, "figure x")
-            .unwrap_err();
+        let err = Inputs::none().require_dir(InputKind::Measurements, "figure x").unwrap_err();
         let text = err.to_string();
-        assert!(
-            text.contains("--measurements") && text.contains("BLIS_MEASUREMENTS"),
-            "{text}"
-        );
+        assert!(text.contains("--measurements") && text.contains("BLIS_MEASUREMENTS"), "{text}");
     }
 }

@@ -11,19 +11,10 @@ use harness::score::{self, Selection};
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::collections::BTreeSet;
 
-fn setup() -> Result<
-    (
-        score::Corpora,
-        harness::corpus::scenario::ScenarioSet,
-        std::path::PathBuf,
-    ),
-    Failed,
-> {
+fn setup() -> Result<(score::Corpora, harness::corpus::scenario::ScenarioSet, std::path::PathBuf), Failed> {
     let inputs = Inputs::from_process(&Flags::default());
     let (corpora, scenarios) = score::load_inputs(&inputs).map_err(|e| e.to_string())?;
-    let dir = inputs
-        .require_dir(InputKind::Scenarios, "the BLIS arm test")
-        .map_err(|e| e.to_string())?;
+    let dir = inputs.require_dir(InputKind::Scenarios, "the BLIS arm test").map_err(|e| e.to_string())?;
     Ok((corpora, scenarios, dir.to_path_buf()))
 }
 
@@ -31,28 +22,15 @@ fn setup() -> Result<
 fn plan_covers_every_vllm_point() -> Result<(), Failed> {
     let (corpora, scenarios, dir) = setup()?;
     let fixtures = FixtureSet::committed().map_err(|e| e.to_string())?;
-    let plan = arm::plan(
-        &corpora,
-        &scenarios,
-        &dir,
-        None,
-        &fixtures,
-        0,
-        &Selection::vllm(None),
-    );
+    let plan = arm::plan(&corpora, &scenarios, &dir, None, &fixtures, 0, &Selection::vllm(None));
     if !plan.unplannable.is_empty() {
         return Err(format!("{:?}", plan.unplannable).into());
     }
     if plan.points.len() != 573 {
-        return Err(format!(
-            "{} points planned, the vLLM sweeps have 573",
-            plan.points.len()
-        )
-        .into());
+        return Err(format!("{} points planned, the vLLM sweeps have 573", plan.points.len()).into());
     }
     for (key, spec) in &plan.points {
-        if spec.input_lens.len() != 10 * spec.concurrency as usize || spec.engine.max_num_seqs == 0
-        {
+        if spec.input_lens.len() != 10 * spec.concurrency as usize || spec.engine.max_num_seqs == 0 {
             return Err(format!("{key:?}: {:?}", spec.engine).into());
         }
     }
@@ -73,26 +51,16 @@ fn five_sweeps_scored_with_the_double() -> Result<(), Failed> {
         .filter(|(s, _)| !s.contains("gpt-oss"))
         .take(5)
         .collect();
-    plan.points
-        .retain(|(k, _)| chosen.contains(&(k.scenario.clone(), k.label.clone())));
+    plan.points.retain(|(k, _)| chosen.contains(&(k.scenario.clone(), k.label.clone())));
     let empty = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let mut opts = RunOptions::new(
-        blis_support::double(),
-        empty.path().into(),
-        empty.path().into(),
-    );
+    let mut opts = RunOptions::new(blis_support::double(), empty.path().into(), empty.path().into());
     opts.cache = CacheMode::Off;
     opts.progress = ProgressMode::Silent;
     let (blis_arm, report) = arm::run_arm(&plan, &opts).map_err(|e| e.to_string())?;
     if report.summary.failed != 0 {
         return Err(arm::missing_points(&plan, &report).join("\n").into());
     }
-    let scored = score::score(
-        &corpora,
-        &scenarios,
-        &score::headline_arms(&corpora.e2e, Some(blis_arm)),
-        &selection,
-    );
+    let scored = score::score(&corpora, &scenarios, &score::headline_arms(&corpora.e2e, Some(blis_arm)), &selection);
     let with_blis: BTreeSet<(String, String)> = scored
         .sweeps
         .iter()
@@ -106,12 +74,7 @@ fn five_sweeps_scored_with_the_double() -> Result<(), Failed> {
         return Err(format!("a sweep dropped for another reason: {d:?}").into());
     }
     if scored.sweeps.len() + scored.dropped.len() != 113 {
-        return Err(format!(
-            "{} scored + {} dropped != 113",
-            scored.sweeps.len(),
-            scored.dropped.len()
-        )
-        .into());
+        return Err(format!("{} scored + {} dropped != 113", scored.sweeps.len(), scored.dropped.len()).into());
     }
     Ok(())
 }
@@ -120,20 +83,11 @@ fn main() {
     let args = Arguments::from_args();
     let have = std::env::var_os(InputKind::Measurements.env_var()).is_some_and(|v| !v.is_empty());
     let mut trials = vec![
-        Trial::test(
-            "blis_arm/vllm/plan_covers_all_573_points",
-            plan_covers_every_vllm_point,
-        ),
-        Trial::test(
-            "blis_arm/vllm/five_sweeps_scored_with_the_double",
-            five_sweeps_scored_with_the_double,
-        ),
+        Trial::test("blis_arm/vllm/plan_covers_all_573_points", plan_covers_every_vllm_point),
+        Trial::test("blis_arm/vllm/five_sweeps_scored_with_the_double", five_sweeps_scored_with_the_double),
     ];
     if !have {
-        trials = trials
-            .into_iter()
-            .map(|t| t.with_ignored_flag(true))
-            .collect();
+        trials = trials.into_iter().map(|t| t.with_ignored_flag(true)).collect();
         eprintln!("blis_corpus: every trial ignored: needs BLIS_MEASUREMENTS (and a scenario tree: BLIS_SCENARIOS or `cargo xtask vendor`)");
     }
     libtest_mimic::run(&args, trials).exit();

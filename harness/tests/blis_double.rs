@@ -5,9 +5,7 @@ mod blis_support;
 
 use assert_cmd::Command;
 use blis_support::{point, Checkout};
-use harness::blis::{
-    command_line, variant::scenario_variant, workload::workload_spec, EngineSettings,
-};
+use harness::blis::{command_line, variant::scenario_variant, workload::workload_spec, EngineSettings};
 use predicates::str::contains;
 use std::path::Path;
 
@@ -67,11 +65,7 @@ fn flags_out_of_order_are_a_usage_error() {
     let mut args = run.args();
     args.swap(1, 3);
     args.swap(2, 4);
-    double(run.dir.path())
-        .args(args)
-        .assert()
-        .code(2)
-        .stderr(contains("usage: blis-double run"));
+    double(run.dir.path()).args(args).assert().code(2).stderr(contains("usage: blis-double run"));
 }
 
 #[test]
@@ -92,11 +86,7 @@ fn a_different_timeout_or_log_level_is_a_usage_error() {
     let mut args = run.args();
     let at = args.iter().position(|a| a == "--timeout").unwrap();
     args[at + 1] = "60".into();
-    double(run.dir.path())
-        .args(args)
-        .assert()
-        .code(2)
-        .stderr(contains("--timeout must be -1"));
+    double(run.dir.path()).args(args).assert().code(2).stderr(contains("--timeout must be -1"));
 }
 
 #[test]
@@ -112,22 +102,10 @@ fn two_runs_write_the_same_bytes() {
 fn each_engine_setting_moves_the_latencies() {
     let base = blis_support::engine();
     let mut variants = vec![
-        EngineSettings {
-            max_num_seqs: 2,
-            ..base
-        },
-        EngineSettings {
-            max_num_batched_tokens: 64,
-            ..base
-        },
-        EngineSettings {
-            block_size: 128,
-            ..base
-        },
-        EngineSettings {
-            enable_prefix_caching: false,
-            ..base
-        },
+        EngineSettings { max_num_seqs: 2, ..base },
+        EngineSettings { max_num_batched_tokens: 64, ..base },
+        EngineSettings { block_size: 128, ..base },
+        EngineSettings { enable_prefix_caching: false, ..base },
     ];
     variants.insert(0, base);
     let outputs: Vec<String> = variants

@@ -15,10 +15,7 @@ fn run(points: &[blis::PointSpec], opts: &RunOptions) -> blis::RunReport {
 }
 
 fn failure_of(report: &blis::RunReport, i: usize) -> &blis::PointFailure {
-    report.outcomes[i]
-        .result
-        .as_ref()
-        .expect_err("this point must fail")
+    report.outcomes[i].result.as_ref().expect_err("this point must fail")
 }
 
 #[test]
@@ -27,10 +24,7 @@ fn happy_path_yields_positive_latencies_for_every_point() {
     let points = sweeps(&checkout);
     let report = run(&points, &checkout.options(None));
     for (o, p) in report.outcomes.iter().zip(&points) {
-        let m = o
-            .result
-            .as_ref()
-            .unwrap_or_else(|f| panic!("{}: {f:?}", o.label));
+        let m = o.result.as_ref().unwrap_or_else(|f| panic!("{}: {f:?}", o.label));
         assert!(m.tpot_ms > 0.0 && m.ttft_ms > 0.0, "{}: {m:?}", o.label);
         assert_eq!(m.completed, 12 * u64::from(p.concurrency));
         assert_eq!(m.ttft_samples, m.completed);
@@ -49,12 +43,7 @@ fn a_non_zero_exit_fails_the_point_with_its_stderr_tail() {
     let report = run(&[p], &with_mode(checkout.options(None), "exit1", ""));
     let f = failure_of(&report, 0);
     assert_eq!(f.kind, FailureKind::Exit);
-    assert!(
-        f.stderr_tail
-            .iter()
-            .any(|l| l.contains("simulated failure")),
-        "{f:?}"
-    );
+    assert!(f.stderr_tail.iter().any(|l| l.contains("simulated failure")), "{f:?}");
 }
 
 #[test]
@@ -90,9 +79,7 @@ fn a_timed_out_request_rejects_the_point() {
     let checkout = Checkout::new();
     let p = point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0);
     let report = run(&[p], &with_mode(checkout.options(None), "timed_out", ""));
-    assert!(failure_of(&report, 0)
-        .reason
-        .contains("timed_out_requests is 1"));
+    assert!(failure_of(&report, 0).reason.contains("timed_out_requests is 1"));
 }
 
 #[test]
@@ -128,11 +115,7 @@ fn a_point_whose_vectors_do_not_match_its_concurrency_fails_alone() {
     let report = run(&[bad, good], &checkout.options(None));
     let f = failure_of(&report, 0);
     assert_eq!(f.kind, FailureKind::Input);
-    assert!(
-        f.reason.contains("input_lens has 19 lengths"),
-        "{}",
-        f.reason
-    );
+    assert!(f.reason.contains("input_lens has 19 lengths"), "{}", f.reason);
     assert!(report.outcomes[1].result.is_ok());
 }
 
@@ -155,10 +138,7 @@ fn a_non_executable_binary_is_refused_naming_the_flag() {
     let file = dir.path().join("blis");
     std::fs::write(&file, "#!/bin/sh\n").unwrap();
     let text = refusal(file);
-    assert!(
-        text.contains("not executable") && text.contains("--blis"),
-        "{text}"
-    );
+    assert!(text.contains("not executable") && text.contains("--blis"), "{text}");
 }
 
 #[test]
@@ -177,10 +157,7 @@ fn results_do_not_depend_on_the_number_of_workers() {
     one.workers = 1;
     let mut four = checkout.options(None);
     four.workers = 4;
-    assert_eq!(
-        render_outcomes(&run(&points, &one).outcomes),
-        render_outcomes(&run(&points, &four).outcomes)
-    );
+    assert_eq!(render_outcomes(&run(&points, &one).outcomes), render_outcomes(&run(&points, &four).outcomes));
 }
 
 #[test]
@@ -195,14 +172,8 @@ fn a_cached_rerun_serves_every_point_with_identical_results() {
     assert_eq!(warm.summary.cached, points.len());
     assert!(warm.outcomes.iter().all(|o| o.cached));
     let uncached = run(&points, &checkout.options(None));
-    assert_eq!(
-        render_outcomes(&warm.outcomes),
-        render_outcomes(&cold.outcomes)
-    );
-    assert_eq!(
-        render_outcomes(&uncached.outcomes),
-        render_outcomes(&cold.outcomes)
-    );
+    assert_eq!(render_outcomes(&warm.outcomes), render_outcomes(&cold.outcomes));
+    assert_eq!(render_outcomes(&uncached.outcomes), render_outcomes(&cold.outcomes));
 }
 
 #[test]
@@ -210,10 +181,7 @@ fn failures_are_not_cached() {
     let checkout = Checkout::new();
     let cache_dir = tempfile::tempdir().unwrap();
     let points = vec![point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0)];
-    let failed = run(
-        &points,
-        &with_mode(checkout.options(Some(cache_dir.path())), "exit1", ""),
-    );
+    let failed = run(&points, &with_mode(checkout.options(Some(cache_dir.path())), "exit1", ""));
     assert!(failed.outcomes[0].result.is_err());
     let again = run(&points, &checkout.options(Some(cache_dir.path())));
     assert!(again.outcomes[0].result.is_ok() && !again.outcomes[0].cached);
@@ -280,16 +248,10 @@ fn merged_shard_caches_give_the_unsharded_table_byte_for_byte() {
     let mut ran = 0;
     for (i, dir) in shard_dirs.iter().enumerate() {
         let mut opts = checkout.options(Some(dir.path()));
-        opts.shard = Some(Shard {
-            index: i as u32 + 1,
-            count: 3,
-        });
+        opts.shard = Some(Shard { index: i as u32 + 1, count: 3 });
         let report = run(&points, &opts);
         ran += report.summary.ran;
-        assert_eq!(
-            report.summary.ran + report.summary.other_shard,
-            points.len()
-        );
+        assert_eq!(report.summary.ran + report.summary.other_shard, points.len());
     }
     assert_eq!(ran, points.len(), "every point runs in exactly one shard");
     let merged = tempfile::tempdir().unwrap();
@@ -314,16 +276,9 @@ fn merging_conflicting_entries_for_one_key_is_an_error() {
     other.tpot_ms += 1.0;
     blis::Cache::new(b.path()).put(key, &other).unwrap();
     let into = tempfile::tempdir().unwrap();
-    let err = cache::merge(
-        &[a.path().to_path_buf(), b.path().to_path_buf()],
-        into.path(),
-    )
-    .unwrap_err();
+    let err = cache::merge(&[a.path().to_path_buf(), b.path().to_path_buf()], into.path()).unwrap_err();
     assert!(err.to_string().contains("conflicting entries"), "{err}");
-    assert!(
-        blis::Cache::new(into.path()).entries().unwrap().is_empty(),
-        "nothing written on conflict"
-    );
+    assert!(blis::Cache::new(into.path()).entries().unwrap().is_empty(), "nothing written on conflict");
 }
 
 #[test]
@@ -332,10 +287,7 @@ fn a_read_only_cache_miss_fails_the_point_without_running_it() {
     let empty = tempfile::tempdir().unwrap();
     let mut opts = checkout.options(None);
     opts.cache = CacheMode::ReadOnly(empty.path().to_path_buf());
-    let report = run(
-        &[point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0)],
-        &opts,
-    );
+    let report = run(&[point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0)], &opts);
     assert_eq!(failure_of(&report, 0).kind, FailureKind::NotCached);
     assert_eq!(report.summary.ran, 0);
 }
@@ -351,15 +303,9 @@ fn the_determinism_figure_passes_with_the_double_and_is_refused_without_a_binary
         ..Flags::default()
     };
     let out = blis::task_determinism(&Inputs::resolve(&flags, |_| None)).expect("the figure runs");
-    assert_eq!(
-        out.values["bit_identical"],
-        harness::task::Value::Check(true)
-    );
+    assert_eq!(out.values["bit_identical"], harness::task::Value::Check(true));
     harness::assert_figure_snapshot!("blis__determinism", out.report);
-    let without = Flags {
-        blis: None,
-        ..flags
-    };
+    let without = Flags { blis: None, ..flags };
     match blis::task_determinism(&Inputs::resolve(&without, |_| None)) {
         Err(TaskError::Refused(r)) => assert!(r.to_string().contains("BLIS_BIN")),
         other => panic!("expected a refusal, got {other:?}"),

@@ -5,21 +5,15 @@
 
 mod blis_support;
 
-use harness::blis::variant::{
-    parse_documents, scenario_variant, stated_settings, EngineSettings, ENGINE_FIELDS,
-};
+use harness::blis::variant::{parse_documents, scenario_variant, stated_settings, EngineSettings, ENGINE_FIELDS};
 use harness::blis::workload::{with_warmup, workload_spec};
 use harness::inputs::{Flags, Inputs, Origin};
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_yaml::Value;
 
 /// Settings no committed scenario states, so every field really changes.
-const ODD: EngineSettings = EngineSettings {
-    max_num_seqs: 7,
-    max_num_batched_tokens: 1013,
-    block_size: 48,
-    enable_prefix_caching: false,
-};
+const ODD: EngineSettings =
+    EngineSettings { max_num_seqs: 7, max_num_batched_tokens: 1013, block_size: 48, enable_prefix_caching: false };
 
 fn without_engine_fields(mut docs: Vec<Value>) -> Vec<Value> {
     for doc in &mut docs {
@@ -48,12 +42,7 @@ fn check_variant(text: &str) -> Result<(), Failed> {
     }
     let stated = stated_settings(&variant).map_err(|e| format!("{e:#}"))?;
     let expected = (Some(7), Some(1013), Some(48), Some(false));
-    let got = (
-        stated.max_num_seqs,
-        stated.max_num_batched_tokens,
-        stated.block_size,
-        stated.enable_prefix_caching,
-    );
+    let got = (stated.max_num_seqs, stated.max_num_batched_tokens, stated.block_size, stated.enable_prefix_caching);
     if got != expected {
         return Err(format!("variant states {got:?}, expected {expected:?}").into());
     }
@@ -62,9 +51,7 @@ fn check_variant(text: &str) -> Result<(), Failed> {
 
 fn synthetic_trials() -> Vec<Trial> {
     vec![
-        Trial::test("variant/synthetic", || {
-            check_variant(blis_support::SCENARIO)
-        }),
+        Trial::test("variant/synthetic", || check_variant(blis_support::SCENARIO)),
         Trial::test("variant/detects_a_change_elsewhere", || {
             // The comparison itself must be able to fail: a changed max_model_len is caught.
             let text = blis_support::SCENARIO.replace("max_model_len: 4096", "max_model_len: 4097");
@@ -92,35 +79,15 @@ fn synthetic_trials() -> Vec<Trial> {
             let text = workload_spec(&checkout_free).map_err(|e| format!("{e:#}"))?;
             let spec: Value = serde_yaml::from_str(&text).map_err(|e| e.to_string())?;
             let client = &spec["clients"][0];
-            let values = client["input_distribution"]["params"]["values"]
-                .as_sequence()
-                .unwrap();
+            let values = client["input_distribution"]["params"]["values"].as_sequence().unwrap();
             let checks = [
                 (spec["num_requests"].as_u64() == Some(36), "num_requests 36"),
-                (
-                    client["warmup_requests"].as_u64() == Some(6),
-                    "warmup_requests 6",
-                ),
+                (client["warmup_requests"].as_u64() == Some(6), "warmup_requests 6"),
                 (client["concurrency"].as_u64() == Some(3), "concurrency 3"),
                 (values.len() == 36, "36 input lengths"),
-                (
-                    values[..6]
-                        .iter()
-                        .all(|v| v.as_u64() == Some(checkout_free.input_lens[0].into())),
-                    "6 copies of request 0",
-                ),
-                (
-                    values[6..]
-                        .iter()
-                        .map(|v| v.as_u64().unwrap() as u32)
-                        .eq(checkout_free.input_lens.iter().copied()),
-                    "then the fixture vector",
-                ),
-                (
-                    client["prefix_length"].as_u64() == Some(0)
-                        && client["streaming"].as_bool() == Some(true),
-                    "prefix 0, streaming",
-                ),
+                (values[..6].iter().all(|v| v.as_u64() == Some(checkout_free.input_lens[0].into())), "6 copies of request 0"),
+                (values[6..].iter().map(|v| v.as_u64().unwrap() as u32).eq(checkout_free.input_lens.iter().copied()), "then the fixture vector"),
+                (client["prefix_length"].as_u64() == Some(0) && client["streaming"].as_bool() == Some(true), "prefix 0, streaming"),
             ];
             match checks.iter().find(|(ok, _)| !ok) {
                 Some((_, what)) => Err(format!("expected {what}:\n{text}").into()),
@@ -132,22 +99,15 @@ fn synthetic_trials() -> Vec<Trial> {
 
 fn scenario_tree_trials() -> Vec<Trial> {
     let inputs = Inputs::from_process(&Flags::default());
-    let Some(tree) = inputs.scenarios.clone() else {
-        return vec![];
-    };
+    let Some(tree) = inputs.scenarios.clone() else { return vec![] };
     if !tree.path.is_dir() {
         if tree.origin == Origin::Vendored {
-            return vec![Trial::test(
-                "variant/scenarios (needs testdata/scenarios or BLIS_SCENARIOS)",
-                || Ok(()),
-            )
-            .with_ignored_flag(true)];
+            return vec![Trial::test("variant/scenarios (needs testdata/scenarios or BLIS_SCENARIOS)", || Ok(()))
+                .with_ignored_flag(true)];
         }
         // An override that points nowhere fails loudly.
         let label = tree.source_label();
-        return vec![Trial::test("variant/scenarios", move || {
-            Err(format!("{label} is not a directory").into())
-        })];
+        return vec![Trial::test("variant/scenarios", move || Err(format!("{label} is not a directory").into()))];
     }
     let mut files: Vec<_> = std::fs::read_dir(&tree.path)
         .unwrap()
@@ -158,13 +118,8 @@ fn scenario_tree_trials() -> Vec<Trial> {
     files
         .into_iter()
         .map(|path| {
-            let name = format!(
-                "variant/scenarios/{}",
-                path.file_name().unwrap().to_string_lossy()
-            );
-            Trial::test(name, move || {
-                check_variant(&std::fs::read_to_string(&path).map_err(|e| e.to_string())?)
-            })
+            let name = format!("variant/scenarios/{}", path.file_name().unwrap().to_string_lossy());
+            Trial::test(name, move || check_variant(&std::fs::read_to_string(&path).map_err(|e| e.to_string())?))
         })
         .collect()
 }

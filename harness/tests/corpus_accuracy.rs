@@ -48,16 +48,10 @@ fn summary_reads_with_published_counts(dir: &Path) -> Result<(), Failed> {
 
 /// Tolerance: 0.005, half a unit in the last place of the published 10.05.
 fn summary_reproduces_tpot_shape_and_rejects_anchor_inclusive(dir: &Path) -> Result<(), Failed> {
-    let output = task(oracle_report::error_definition_of_file(&corpus_file(
-        dir,
-        aisimulate::FILE,
-    )?))?;
+    let output = task(oracle_report::error_definition_of_file(&corpus_file(dir, aisimulate::FILE)?))?;
     let own = number(&output, "aisimulate.tpot.shape_anchor_excluded")?;
     assert!((own - 10.05).abs() <= 0.005, "{own}");
-    assert_eq!(
-        count(&output, "aisimulate.tpot.shape_anchor_excluded.n")?,
-        878
-    );
+    assert_eq!(count(&output, "aisimulate.tpot.shape_anchor_excluded.n")?, 878);
     let inclusive = number(&output, "aisimulate.tpot.shape_anchor_included")?;
     assert!((inclusive - 10.05).abs() > 0.005, "{inclusive}");
     assert_eq!(output.values.get("gate.passed"), Some(&Value::Check(true)));
@@ -71,31 +65,16 @@ fn summary_reproduces_tpot_shape_and_rejects_anchor_inclusive(dir: &Path) -> Res
 /// (tolerance: half a unit of the printed digit), and the vLLM sweeps give the headline 10.43
 /// on 460 under the anchor-exclusive one.
 fn e2e_page_definition_is_anchor_inclusive(dir: &Path) -> Result<(), Failed> {
-    let output = task(oracle_report::e2e_audit_of_file(&corpus_file(
-        dir,
-        oracle_report::E2E_FILE,
-    )?))?;
+    let output = task(oracle_report::e2e_audit_of_file(&corpus_file(dir, oracle_report::E2E_FILE)?))?;
     assert_eq!(count(&output, "sweeps")?, 204);
     assert_eq!(count(&output, "points")?, 1066);
     assert_eq!(count(&output, "non_anchor_points")?, 862);
-    assert_eq!(
-        output.values.get("page_definition"),
-        Some(&Value::Text("shape_anchor_included".into()))
-    );
+    assert_eq!(output.values.get("page_definition"), Some(&Value::Text("shape_anchor_included".into())));
     assert!((number(&output, "aisimulate.page_definition.mean")? - 8.2).abs() <= 0.05);
     let own = number(&output, "all.aisimulate.tpot.shape_anchor_excluded.mean")?;
-    assert!(
-        (own - 8.2).abs() > 0.05,
-        "{own}: the publisher's definition must not give the page's figure"
-    );
-    assert!(
-        (number(&output, "vllm.aisimulate.tpot.shape_anchor_excluded.mean")? - 10.43).abs()
-            <= 0.005
-    );
-    assert_eq!(
-        count(&output, "vllm.aisimulate.tpot.shape_anchor_excluded.n")?,
-        460
-    );
+    assert!((own - 8.2).abs() > 0.05, "{own}: the publisher's definition must not give the page's figure");
+    assert!((number(&output, "vllm.aisimulate.tpot.shape_anchor_excluded.mean")? - 10.43).abs() <= 0.005);
+    assert_eq!(count(&output, "vllm.aisimulate.tpot.shape_anchor_excluded.n")?, 460);
     Ok(())
 }
 
@@ -106,25 +85,12 @@ fn main() {
     let args = Arguments::from_args();
     // The two reports are pinned by the figures suite (harness/tests/figures.rs).
     let trials: [(&str, CorpusTrial); 4] = [
-        (
-            "corpus/aisimulate_summary/reads_with_published_counts",
-            summary_reads_with_published_counts,
-        ),
-        (
-            "corpus/aisimulate_summary/reproduces_tpot_shape_and_rejects_anchor_inclusive",
-            summary_reproduces_tpot_shape_and_rejects_anchor_inclusive,
-        ),
-        (
-            "corpus/aisimulate_e2e/page_definition_is_anchor_inclusive",
-            e2e_page_definition_is_anchor_inclusive,
-        ),
-        ("corpus/aisimulate_e2e/no_file_left_unread", |dir| {
-            corpus_file(dir, oracle_report::E2E_FILE).map(|_| ())
-        }),
+        ("corpus/aisimulate_summary/reads_with_published_counts", summary_reads_with_published_counts),
+        ("corpus/aisimulate_summary/reproduces_tpot_shape_and_rejects_anchor_inclusive", summary_reproduces_tpot_shape_and_rejects_anchor_inclusive),
+        ("corpus/aisimulate_e2e/page_definition_is_anchor_inclusive", e2e_page_definition_is_anchor_inclusive),
+        ("corpus/aisimulate_e2e/no_file_left_unread", |dir| corpus_file(dir, oracle_report::E2E_FILE).map(|_| ())),
     ];
-    let dir = std::env::var_os("BLIS_MEASUREMENTS")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from);
+    let dir = std::env::var_os("BLIS_MEASUREMENTS").filter(|v| !v.is_empty()).map(PathBuf::from);
     if dir.is_none() {
         eprintln!("note: corpus trials are ignored: they need BLIS_MEASUREMENTS (the measurement corpora folder)");
     }

@@ -16,9 +16,7 @@ fn main() {
     let manifest = match Manifest::load(&gate::manifest_path()) {
         Ok(m) => m,
         Err(e) => {
-            let trial = Trial::test("hygiene/manifest-loads", move || {
-                Err(format!("{e:#}").into())
-            });
+            let trial = Trial::test("hygiene/manifest-loads", move || Err(format!("{e:#}").into()));
             libtest_mimic::run(&args, vec![trial]).exit();
         }
     };
@@ -35,33 +33,17 @@ fn main() {
         // Snapshots are recorded with the team's inputs (corpora and vendored trees): a task that
         // reads any input is pinned only when all of them are there, since what it reports can
         // depend on what else was supplied (the lock checks the corpora only when given them).
-        let recorded_with: &[InputKind] = if def.needs.is_empty() {
-            &[]
-        } else {
-            &TEAM_INPUTS
-        };
-        let missing: Vec<InputKind> = def
-            .needs
-            .iter()
-            .chain(recorded_with)
-            .copied()
-            .filter(|k| !inputs.present(*k))
-            .collect();
-        let cx = tasks::Context {
-            inputs: inputs.clone(),
-            manifest: gate::manifest_path(),
-        };
+        let recorded_with: &[InputKind] = if def.needs.is_empty() { &[] } else { &TEAM_INPUTS };
+        let missing: Vec<InputKind> =
+            def.needs.iter().chain(recorded_with).copied().filter(|k| !inputs.present(*k)).collect();
+        let cx = tasks::Context { inputs: inputs.clone(), manifest: gate::manifest_path() };
         let trial = Trial::test(format!("figures/{task}"), move || pin(&cx, def, &snapshot));
         // A `blis` figure's rendering depends on the binary; its snapshot pins the rendering with
         // the test double and is asserted by the BLIS arm's own tests (harness/tests/blis_*.rs).
         trials.push(if def.needs.contains(&InputKind::Blis) {
-            trial
-                .with_ignored_flag(true)
-                .with_kind("pinned with blis-double by harness/tests/blis_*")
+            trial.with_ignored_flag(true).with_kind("pinned with blis-double by harness/tests/blis_*")
         } else if let Some(kind) = missing.first() {
-            trial
-                .with_ignored_flag(true)
-                .with_kind(format!("needs {}", kind.env_var()))
+            trial.with_ignored_flag(true).with_kind(format!("needs {}", kind.env_var()))
         } else {
             trial
         });
@@ -69,19 +51,14 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
-const TEAM_INPUTS: [InputKind; 4] = [
-    InputKind::Measurements,
-    InputKind::Catalog,
-    InputKind::Registry,
-    InputKind::Scenarios,
-];
+const TEAM_INPUTS: [InputKind; 4] =
+    [InputKind::Measurements, InputKind::Catalog, InputKind::Registry, InputKind::Scenarios];
+
 
 fn pin(cx: &tasks::Context, def: &tasks::TaskDef, snapshot: &str) -> Result<(), Failed> {
     let output = match (def.run)(cx) {
         Ok(output) => output,
-        Err(TaskError::Refused(r)) => {
-            return Err(format!("refused although its inputs were supplied: {r}").into())
-        }
+        Err(TaskError::Refused(r)) => return Err(format!("refused although its inputs were supplied: {r}").into()),
         Err(TaskError::Failed(e)) => return Err(format!("{e:#}").into()),
     };
     harness::assert_figure_snapshot!(snapshot, rendering(&output));
@@ -109,14 +86,8 @@ fn hygiene_trials(manifest: &Manifest) -> Vec<Trial> {
     let consistent = Trial::test("hygiene/manifest-consistent", move || fail_on(problems));
     let present = hygiene::snapshot_files(&harness::paths::snapshots());
     let mut snapshot_problems = hygiene::missing_snapshots(manifest, &present);
-    snapshot_problems.extend(hygiene::orphaned_snapshots(
-        manifest,
-        &present,
-        &hygiene::test_sources(),
-    ));
-    let snapshots = Trial::test("hygiene/snapshots-named-and-referenced", move || {
-        fail_on(snapshot_problems)
-    });
+    snapshot_problems.extend(hygiene::orphaned_snapshots(manifest, &present, &hygiene::test_sources()));
+    let snapshots = Trial::test("hygiene/snapshots-named-and-referenced", move || fail_on(snapshot_problems));
     let doc_path = hygiene::published_figures_path();
     let digits = match std::fs::read_to_string(&doc_path) {
         Ok(doc) => {

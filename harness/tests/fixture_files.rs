@@ -5,16 +5,8 @@ use harness::fixtures::{self, check, file, points};
 use oracles::workload::{Params, Point};
 use serde_json::{json, Value};
 
-const C1: Point = Point {
-    isl: 1024,
-    osl: 1024,
-    concurrency: 1,
-};
-const C2_8K: Point = Point {
-    isl: 8192,
-    osl: 1024,
-    concurrency: 2,
-};
+const C1: Point = Point { isl: 1024, osl: 1024, concurrency: 1 };
+const C2_8K: Point = Point { isl: 8192, osl: 1024, concurrency: 2 };
 
 fn small_fixture_json(seed: u32) -> Value {
     let fixture = check::generate(Params::inferencex(seed), &[C1, C2_8K]).unwrap();
@@ -26,9 +18,7 @@ fn load_as(name: &str, doc: &Value) -> Result<file::Fixture, file::LoadError> {
 }
 
 fn refusal(name: &str, doc: &Value) -> String {
-    load_as(name, doc)
-        .expect_err("the loader must refuse")
-        .to_string()
+    load_as(name, doc).expect_err("the loader must refuse").to_string()
 }
 
 #[test]
@@ -53,20 +43,15 @@ fn length_above_the_bound_is_refused_naming_point_and_index() {
 fn length_below_int_of_len_times_ratio_is_refused() {
     let mut doc = small_fixture_json(0);
     doc["points"][1]["input_lens"][0] = json!(6552);
-    assert!(refusal("seed0.json", &doc)
-        .contains("8k1k-c2 (points[1]): input_lens[0] = 6552 is outside [6553, 8192]"));
+    assert!(refusal("seed0.json", &doc).contains("8k1k-c2 (points[1]): input_lens[0] = 6552 is outside [6553, 8192]"));
 }
 
 #[test]
 fn vector_length_other_than_ten_times_concurrency_is_refused() {
     let mut doc = small_fixture_json(0);
-    doc["points"][1]["output_lens"]
-        .as_array_mut()
-        .unwrap()
-        .pop();
-    assert!(refusal("seed0.json", &doc).contains(
-        "point 8k1k-c2 (points[1]): output_lens has 19 lengths, expected 20 (10 x concurrency 2)"
-    ));
+    doc["points"][1]["output_lens"].as_array_mut().unwrap().pop();
+    assert!(refusal("seed0.json", &doc)
+        .contains("point 8k1k-c2 (points[1]): output_lens has 19 lengths, expected 20 (10 x concurrency 2)"));
 }
 
 #[test]
@@ -74,8 +59,7 @@ fn duplicate_point_is_refused() {
     let mut doc = small_fixture_json(0);
     let first = doc["points"][0].clone();
     doc["points"].as_array_mut().unwrap().push(first);
-    assert!(refusal("seed0.json", &doc)
-        .contains("point 1k1k-c1 (points[2]): duplicate point, first at points[0]"));
+    assert!(refusal("seed0.json", &doc).contains("point 1k1k-c1 (points[2]): duplicate point, first at points[0]"));
 }
 
 #[test]
@@ -98,10 +82,7 @@ fn missing_field_is_refused() {
     let mut doc = small_fixture_json(0);
     doc["points"][0].as_object_mut().unwrap().remove("osl");
     let text = refusal("seed0.json", &doc);
-    assert!(
-        text.contains("point points[0]: points[0]: missing field `osl`"),
-        "{text}"
-    );
+    assert!(text.contains("point points[0]: points[0]: missing field `osl`"), "{text}");
     let mut doc = small_fixture_json(0);
     doc.as_object_mut().unwrap().remove("range_ratio");
     assert!(refusal("seed0.json", &doc).contains("missing field `range_ratio`"));
@@ -110,10 +91,7 @@ fn missing_field_is_refused() {
 #[test]
 fn seed_not_matching_the_file_name_is_refused() {
     let doc = small_fixture_json(0);
-    assert_eq!(
-        refusal("seed1.json", &doc),
-        "dir/seed1.json: seed is 0 but the file name says 1"
-    );
+    assert_eq!(refusal("seed1.json", &doc), "dir/seed1.json: seed is 0 but the file name says 1");
     assert!(refusal("seed01.json", &doc).contains("file name \"seed01.json\" is not seed<N>.json"));
     assert!(refusal("fixture.json", &doc).contains("is not seed<N>.json"));
 }
@@ -123,23 +101,15 @@ fn another_format_and_broken_json_are_refused() {
     let mut doc = small_fixture_json(0);
     doc["format"] = json!("upstream/v0");
     assert!(refusal("seed0.json", &doc).contains("format is \"upstream/v0\""));
-    let err = file::parse("{\"seed\": 0,", "seed0.json", "dir/seed0.json")
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.starts_with("dir/seed0.json: not JSON: EOF while parsing"),
-        "{err}"
-    );
+    let err = file::parse("{\"seed\": 0,", "seed0.json", "dir/seed0.json").unwrap_err().to_string();
+    assert!(err.starts_with("dir/seed0.json: not JSON: EOF while parsing"), "{err}");
 }
 
 #[test]
 fn every_problem_of_a_file_is_reported_at_once() {
     let mut doc = small_fixture_json(0);
     doc["points"][0]["input_lens"][0] = json!(5);
-    doc["points"][1]["output_lens"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!(900));
+    doc["points"][1]["output_lens"].as_array_mut().unwrap().push(json!(900));
     let err = load_as("seed0.json", &doc).unwrap_err();
     assert_eq!(err.problems.len(), 2, "{err}");
 }
@@ -149,10 +119,7 @@ fn a_difference_names_seed_point_index_and_both_values() {
     let expected = check::generate(Params::inferencex(0), &[C1, C2_8K]).unwrap();
     let mut found = expected.clone();
     found.points[1].output_lens[7] += 1;
-    let (want, have) = (
-        expected.points[1].output_lens[7],
-        found.points[1].output_lens[7],
-    );
+    let (want, have) = (expected.points[1].output_lens[7], found.points[1].output_lens[7]);
     let diffs = check::compare(&expected, &found);
     assert_eq!(diffs.len(), 1);
     assert_eq!(
@@ -166,11 +133,7 @@ fn a_point_set_other_than_the_list_is_a_difference() {
     let expected = check::generate(Params::inferencex(0), &[C1, C2_8K]).unwrap();
     let found = check::generate(Params::inferencex(0), &[C1]).unwrap();
     let diffs = check::compare(&expected, &found);
-    assert!(
-        diffs[0].to_string().contains("missing [8k1k-c2]"),
-        "{}",
-        diffs[0]
-    );
+    assert!(diffs[0].to_string().contains("missing [8k1k-c2]"), "{}", diffs[0]);
 }
 
 #[test]
@@ -179,24 +142,13 @@ fn generate_then_check_matches_and_a_tampered_file_does_not() {
     let written = check::generate_files(dir.path(), &[0, 3], &[C1, C2_8K]).unwrap();
     assert_eq!(written.len(), 2);
     let names: Vec<_> = {
-        let mut n: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
+        let mut n: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         n.sort();
         n
     };
-    assert_eq!(
-        names,
-        ["seed0.json", "seed3.json"],
-        "no temp file is left behind"
-    );
+    assert_eq!(names, ["seed0.json", "seed3.json"], "no temp file is left behind");
     let ok = check::check_seed(dir.path(), 3, &[C1, C2_8K]).unwrap();
-    assert!(
-        ok.ok() && ok.summary().starts_with("seed3: 2 points match"),
-        "{}",
-        ok.summary()
-    );
+    assert!(ok.ok() && ok.summary().starts_with("seed3: 2 points match"), "{}", ok.summary());
 
     let path = dir.path().join("seed3.json");
     let fixture = file::load(&path).unwrap();
@@ -207,9 +159,7 @@ fn generate_then_check_matches_and_a_tampered_file_does_not() {
     let before = std::fs::read(&path).unwrap();
     let bad = check::check_seed(dir.path(), 3, &[C1, C2_8K]).unwrap();
     assert!(!bad.ok());
-    assert!(bad.differences[0]
-        .to_string()
-        .starts_with("seed 3, point 1k1k-c1: input_lens[9]: file has"));
+    assert!(bad.differences[0].to_string().starts_with("seed 3, point 1k1k-c1: input_lens[9]: file has"));
     assert_eq!(std::fs::read(&path).unwrap(), before, "check never writes");
 }
 
@@ -234,20 +184,13 @@ const E2E: &str = r#"{"source": "x", "sweeps": [
 fn derivation_is_distinct_points_over_every_sweep_and_framework() {
     let d = points::derive_from_text(E2E, "e2e.json").unwrap();
     assert_eq!(d.sweeps, 3);
-    let got: Vec<(String, Vec<String>)> = d
-        .list
-        .points
-        .iter()
-        .map(|p| (p.point().label(), p.frameworks.clone()))
-        .collect();
+    let got: Vec<(String, Vec<String>)> =
+        d.list.points.iter().map(|p| (p.point().label(), p.frameworks.clone())).collect();
     assert_eq!(
         got,
         [
             ("1k1k-c1".to_string(), vec!["vllm".to_string()]),
-            (
-                "1k1k-c4".to_string(),
-                vec!["trt".to_string(), "vllm".to_string()]
-            ),
+            ("1k1k-c4".to_string(), vec!["trt".to_string(), "vllm".to_string()]),
             ("1k8k-c256".to_string(), vec!["trt".to_string()]),
         ]
     );
@@ -257,29 +200,14 @@ fn derivation_is_distinct_points_over_every_sweep_and_framework() {
 #[test]
 fn derivation_errors_name_the_path() {
     let bad_type = E2E.replace(r#""concurrency": 1}"#, r#""concurrency": "one"}"#);
-    let err = points::derive_from_text(&bad_type, "e2e.json")
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.starts_with("e2e.json: sweeps[0].points[1].concurrency: invalid type"),
-        "{err}"
-    );
+    let err = points::derive_from_text(&bad_type, "e2e.json").unwrap_err().to_string();
+    assert!(err.starts_with("e2e.json: sweeps[0].points[1].concurrency: invalid type"), "{err}");
     let bad_workload = E2E.replace("1024:8192", "1k8k");
-    let err = points::derive_from_text(&bad_workload, "e2e.json")
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.starts_with("e2e.json: sweeps[2].workload: \"1k8k\" is not"),
-        "{err}"
-    );
+    let err = points::derive_from_text(&bad_workload, "e2e.json").unwrap_err().to_string();
+    assert!(err.starts_with("e2e.json: sweeps[2].workload: \"1k8k\" is not"), "{err}");
     let missing = E2E.replace(r#""framework": "trt", "points""#, r#""points""#);
-    let err = points::derive_from_text(&missing, "e2e.json")
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("sweeps[1]") && err.contains("missing field `framework`"),
-        "{err}"
-    );
+    let err = points::derive_from_text(&missing, "e2e.json").unwrap_err().to_string();
+    assert!(err.contains("sweeps[1]") && err.contains("missing field `framework`"), "{err}");
     let err = points::derive(std::path::Path::new("/nonexistent")).unwrap_err();
     assert!(format!("{err:#}").contains("aisimulate_e2e.json"));
 }
@@ -294,32 +222,17 @@ fn point_list_round_trips_and_refuses_disorder() {
     let mut reversed = d.list.clone();
     reversed.points.reverse();
     std::fs::write(&path, points::render(&reversed)).unwrap();
-    assert!(points::load(&path)
-        .unwrap_err()
-        .to_string()
-        .contains("is not after"));
-    assert!(
-        points::differences(&d.list, &reversed).is_empty(),
-        "same set"
-    );
+    assert!(points::load(&path).unwrap_err().to_string().contains("is not after"));
+    assert!(points::differences(&d.list, &reversed).is_empty(), "same set");
     let mut fewer = d.list.clone();
     fewer.points.pop();
-    assert_eq!(
-        points::differences(&fewer, &d.list),
-        ["point 1k8k-c256 is derived but not committed"]
-    );
+    assert_eq!(points::differences(&fewer, &d.list), ["point 1k8k-c256 is derived but not committed"]);
 }
 
 #[test]
 fn release_gate_fixture_check_values_match() {
     let out = fixtures::task_check().unwrap();
-    assert_eq!(
-        out.values["fixtures.match"],
-        harness::task::Value::Check(true)
-    );
-    assert_eq!(
-        out.values["fixtures.seed0.points_matched"],
-        harness::task::Value::Count(29)
-    );
+    assert_eq!(out.values["fixtures.match"], harness::task::Value::Check(true));
+    assert_eq!(out.values["fixtures.seed0.points_matched"], harness::task::Value::Count(29));
     // The rendering is pinned by the figures suite (harness/tests/figures.rs).
 }

@@ -32,63 +32,43 @@ fn trials() -> Vec<Trial> {
             Ok(fixture) => Arc::new(fixture),
             Err(err) => {
                 let message = err.to_string();
-                trials.push(Trial::test(format!("fixtures/seed{seed}"), move || {
-                    Err(message.into())
-                }));
+                trials.push(Trial::test(format!("fixtures/seed{seed}"), move || Err(message.into())));
                 continue;
             }
         };
         for point in listed.iter().copied() {
             let fixture = Arc::clone(&fixture);
-            trials.push(Trial::test(
-                format!("fixtures/seed{seed}/{}", point.label()),
-                move || point_matches_numpy_draw(&fixture, seed, point),
-            ));
+            trials.push(Trial::test(format!("fixtures/seed{seed}/{}", point.label()), move || {
+                point_matches_numpy_draw(&fixture, seed, point)
+            }));
         }
         let listed = Arc::clone(&listed);
-        trials.push(Trial::test(
-            format!("fixtures/seed{seed}/canonical"),
-            move || file_is_what_generate_writes(path, seed, &listed),
-        ));
+        trials.push(Trial::test(format!("fixtures/seed{seed}/canonical"), move || {
+            file_is_what_generate_writes(path, seed, &listed)
+        }));
     }
     trials
 }
 
-fn point_matches_numpy_draw(
-    fixture: &file::Fixture,
-    seed: u32,
-    point: Point,
-) -> Result<(), Failed> {
+fn point_matches_numpy_draw(fixture: &file::Fixture, seed: u32, point: Point) -> Result<(), Failed> {
     let found = fixture
         .points
         .iter()
         .find(|p| p.point == point)
-        .ok_or_else(|| {
-            format!("seed {seed}: point {point} is in points.json but not in the file")
-        })?;
-    let expected =
-        check::generate(Params::inferencex(seed), &[point]).map_err(|e| format!("{e:#}"))?;
-    let found = file::Fixture {
-        params: fixture.params,
-        points: vec![found.clone()],
-    };
+        .ok_or_else(|| format!("seed {seed}: point {point} is in points.json but not in the file"))?;
+    let expected = check::generate(Params::inferencex(seed), &[point]).map_err(|e| format!("{e:#}"))?;
+    let found = file::Fixture { params: fixture.params, points: vec![found.clone()] };
     let differences = check::compare(&expected, &found);
     if differences.is_empty() {
         Ok(())
     } else {
-        Err(differences
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("\n")
-            .into())
+        Err(differences.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n").into())
     }
 }
 
 /// The whole file: header, point set and order as points.json, and byte-identical to `generate`.
 fn file_is_what_generate_writes(path: PathBuf, seed: u32, listed: &[Point]) -> Result<(), Failed> {
-    let result =
-        check::check_seed(path.parent().unwrap(), seed, listed).map_err(|e| format!("{e:#}"))?;
+    let result = check::check_seed(path.parent().unwrap(), seed, listed).map_err(|e| format!("{e:#}"))?;
     if result.ok() {
         Ok(())
     } else {
@@ -114,10 +94,7 @@ fn derivation_trial() -> Trial {
         // REFERENCE.md section 2: 29 over every framework, 28 from vLLM alone.
         let (all, vllm) = (derived.list.points.len(), derived.list.count_for("vllm"));
         if (all, vllm) != (29, 28) {
-            return Err(format!(
-                "derived {all} points ({vllm} vllm), upstream printed 29 (28 vllm)"
-            )
-            .into());
+            return Err(format!("derived {all} points ({vllm} vllm), upstream printed 29 (28 vllm)").into());
         }
         Ok(Completion::Completed)
     })

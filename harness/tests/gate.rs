@@ -41,11 +41,7 @@ struct Scripted {
 
 impl Scripted {
     fn new(outputs: BTreeMap<&'static str, TaskOutput>) -> Scripted {
-        Scripted {
-            outputs,
-            flaky: false,
-            calls: Cell::new(0),
-        }
+        Scripted { outputs, flaky: false, calls: Cell::new(0) }
     }
 }
 
@@ -62,13 +58,7 @@ impl Renderer for Scripted {
 }
 
 fn output(values: &[(&str, Value)]) -> TaskOutput {
-    TaskOutput {
-        report: String::new(),
-        values: values
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect(),
-    }
+    TaskOutput { report: String::new(), values: values.iter().map(|(k, v)| (k.to_string(), v.clone())).collect() }
 }
 
 fn good_outputs() -> BTreeMap<&'static str, TaskOutput> {
@@ -81,13 +71,7 @@ fn good_outputs() -> BTreeMap<&'static str, TaskOutput> {
                 ("inclusive_differs", Value::Check(true)),
             ]),
         ),
-        (
-            "lock-verify",
-            output(&[
-                ("verified", Value::Check(true)),
-                ("catalog.ok", Value::Check(true)),
-            ]),
-        ),
+        ("lock-verify", output(&[("verified", Value::Check(true)), ("catalog.ok", Value::Check(true))])),
         ("headline", output(&[("all.sweeps", Value::Count(113))])),
     ])
 }
@@ -112,17 +96,8 @@ fn inputs_with_dirs(dir: &Path) -> Inputs {
 fn run(manifest_text: &str, renderer: &Scripted) -> Vec<harness::gate::FigureResult> {
     let dir = tempfile::tempdir().unwrap();
     let manifest = Manifest::parse(manifest_text, Path::new("test.yaml")).unwrap();
-    let cx = Context {
-        inputs: inputs_with_dirs(dir.path()),
-        manifest: "test.yaml".into(),
-    };
-    evaluate(
-        &manifest,
-        &cx,
-        renderer,
-        &GateOptions { only: &[] },
-        &mut |_, _, _| {},
-    )
+    let cx = Context { inputs: inputs_with_dirs(dir.path()), manifest: "test.yaml".into() };
+    evaluate(&manifest, &cx, renderer, &GateOptions { only: &[] }, &mut |_, _, _| {})
 }
 
 fn status_of(results: &[harness::gate::FigureResult], id: &str) -> (Status, String) {
@@ -138,17 +113,11 @@ fn values_within_tolerance_reproduce_and_missing_inputs_are_refused_with_their_f
     assert_eq!(status_of(&results, "e/fails").0, Status::Ok);
     let (status, line) = status_of(&results, "h/blis");
     assert_eq!(status, Status::Refused);
-    assert!(
-        line.contains("--blis") && line.contains("BLIS_BIN"),
-        "{line}"
-    );
+    assert!(line.contains("--blis") && line.contains("BLIS_BIN"), "{line}");
     let (status, line) = status_of(&results, "c/guard");
     assert_eq!(status, Status::Refused);
     assert!(line.contains("NVIDIA's parquet tables"), "{line}");
-    assert_eq!(
-        report::Summary::of(&results).line(),
-        "5 reproduced, 0 mismatched, 2 refused"
-    );
+    assert_eq!(report::Summary::of(&results).line(), "5 reproduced, 0 mismatched, 2 refused");
 }
 
 #[test]
@@ -157,20 +126,13 @@ fn one_edited_digit_of_a_published_value_is_a_mismatch_naming_the_figure() {
     let results = run(&edited, &Scripted::new(good_outputs()));
     let (status, line) = status_of(&results, "e/shape");
     assert_eq!(status, Status::Mismatch);
-    assert!(
-        line.starts_with("MISMATCH e/shape  published 10.06, ours 10.05"),
-        "{line}"
-    );
+    assert!(line.starts_with("MISMATCH e/shape  published 10.06, ours 10.05"), "{line}");
 }
 
 #[test]
 fn a_value_outside_half_the_last_digit_is_a_mismatch() {
     let mut outputs = good_outputs();
-    outputs
-        .get_mut("error-definition")
-        .unwrap()
-        .values
-        .insert("shape".into(), Value::Number(10.0551));
+    outputs.get_mut("error-definition").unwrap().values.insert("shape".into(), Value::Number(10.0551));
     let results = run(MANIFEST, &Scripted::new(outputs));
     assert_eq!(status_of(&results, "e/shape").0, Status::Mismatch);
 }
@@ -181,32 +143,22 @@ fn a_wrong_count_or_a_failed_check_is_a_mismatch() {
     let values = &mut outputs.get_mut("error-definition").unwrap().values;
     values.insert("n".into(), Value::Count(877));
     values.insert("inclusive_differs".into(), Value::Check(false));
-    values.insert(
-        "inclusive_differs.why".into(),
-        Value::Text("inclusive gave 10.05".into()),
-    );
+    values.insert("inclusive_differs.why".into(), Value::Text("inclusive gave 10.05".into()));
     let results = run(MANIFEST, &Scripted::new(outputs));
     assert_eq!(status_of(&results, "e/n").0, Status::Mismatch);
     let (status, line) = status_of(&results, "e/fails");
     assert_eq!(status, Status::Mismatch);
-    assert!(
-        line.contains("inclusive gave 10.05"),
-        "the task's reason is shown: {line}"
-    );
+    assert!(line.contains("inclusive gave 10.05"), "the task's reason is shown: {line}");
 }
 
 #[test]
 fn two_renderings_that_differ_fail_showing_the_first_differing_line() {
-    let renderer = Scripted {
-        flaky: true,
-        ..Scripted::new(good_outputs())
-    };
+    let renderer = Scripted { flaky: true, ..Scripted::new(good_outputs()) };
     let results = run(MANIFEST, &renderer);
     let (status, line) = status_of(&results, "e/shape");
     assert_eq!(status, Status::Mismatch);
     assert!(
-        line.contains("not deterministic")
-            && line.contains("first differing line 2: \"line two\" vs \"line 2\""),
+        line.contains("not deterministic") && line.contains("first differing line 2: \"line two\" vs \"line 2\""),
         "{line}"
     );
 }
@@ -214,21 +166,12 @@ fn two_renderings_that_differ_fail_showing_the_first_differing_line() {
 #[test]
 fn a_failed_lock_makes_every_figure_reading_the_trees_not_reproducible() {
     let mut outputs = good_outputs();
-    outputs.insert(
-        "lock-verify",
-        output(&[
-            ("verified", Value::Check(false)),
-            ("scenarios.ok", Value::Check(false)),
-        ]),
-    );
+    outputs.insert("lock-verify", output(&[("verified", Value::Check(false)), ("scenarios.ok", Value::Check(false))]));
     let results = run(MANIFEST, &Scripted::new(outputs));
     assert_eq!(status_of(&results, "l/verified").0, Status::Mismatch);
     let (status, line) = status_of(&results, "h/scenarios");
     assert_eq!(status, Status::Mismatch);
-    assert!(
-        line.contains("not reproducible: the scenarios tree does not match"),
-        "{line}"
-    );
+    assert!(line.contains("not reproducible: the scenarios tree does not match"), "{line}");
     // Figures whose tasks read only the corpora are still judged on their own values.
     assert_eq!(status_of(&results, "e/shape").0, Status::Ok);
 }
@@ -258,15 +201,8 @@ fn the_manifest_refuses_inconsistencies_all_at_once() {
         .replace("id: e/n,", "id: e/shape,")
         .replace("task: headline,", "task: no-such-task,")
         .replace("tolerance: last-digit}", "tolerance: nope}");
-    let err = format!(
-        "{:#}",
-        Manifest::parse(&bad, Path::new("bad.yaml")).unwrap_err()
-    );
-    for expected in [
-        "duplicate id",
-        "unknown task `no-such-task`",
-        "unknown tolerance `nope`",
-    ] {
+    let err = format!("{:#}", Manifest::parse(&bad, Path::new("bad.yaml")).unwrap_err());
+    for expected in ["duplicate id", "unknown task `no-such-task`", "unknown tolerance `nope`"] {
         assert!(err.contains(expected), "missing `{expected}` in:\n{err}");
     }
 }
@@ -274,20 +210,14 @@ fn the_manifest_refuses_inconsistencies_all_at_once() {
 #[test]
 fn the_committed_manifest_is_consistent() {
     let manifest = Manifest::load(&harness::gate::manifest_path()).unwrap();
-    assert!(
-        manifest.figures.len() > 100,
-        "every published figure is listed"
-    );
+    assert!(manifest.figures.len() > 100, "every published figure is listed");
 }
 
 #[test]
 fn published_digits_are_checked_against_their_section() {
     let manifest = Manifest::parse(MANIFEST, Path::new("test.yaml")).unwrap();
     let doc = "## 1. Error\n10.05% on 878 comparisons, true\n## 3. Headline\n9.64 in 113 sweeps\n## 6. Guard\n0.795\n";
-    assert_eq!(
-        hygiene::published_digits(&manifest, "PUBLISHED-FIGURES.md", doc),
-        Vec::<String>::new()
-    );
+    assert_eq!(hygiene::published_digits(&manifest, "PUBLISHED-FIGURES.md", doc), Vec::<String>::new());
     let moved = doc.replace("9.64", "9.65");
     assert_eq!(
         hygiene::published_digits(&manifest, "PUBLISHED-FIGURES.md", &moved),
@@ -298,16 +228,10 @@ fn published_digits_are_checked_against_their_section() {
 #[test]
 fn an_unreferenced_snapshot_is_an_orphan() {
     let manifest = Manifest::parse(MANIFEST, Path::new("test.yaml")).unwrap();
-    let present = [
-        "oracle__report",
-        "headline__all",
-        "lock__verify",
-        "stale__thing",
-        "pinned__by_a_test",
-    ]
-    .map(String::from)
-    .into_iter()
-    .collect();
+    let present = ["oracle__report", "headline__all", "lock__verify", "stale__thing", "pinned__by_a_test"]
+        .map(String::from)
+        .into_iter()
+        .collect();
     let sources = r#"assert_figure_snapshot!("pinned__by_a_test", text)"#;
     assert_eq!(
         hygiene::orphaned_snapshots(&manifest, &present, sources),

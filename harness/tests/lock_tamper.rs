@@ -17,31 +17,16 @@ struct Fixture {
 }
 
 const SOURCE: &[(&str, &str)] = &[
-    (
-        "catalog/hardware/a100-sxm.yaml",
-        "name: a100-sxm\nmemory_gb: 80\n",
-    ),
-    (
-        "catalog/hardware/b200.yaml",
-        "name: b200\nnote: \u{2014} typographic dash\n",
-    ),
+    ("catalog/hardware/a100-sxm.yaml", "name: a100-sxm\nmemory_gb: 80\n"),
+    ("catalog/hardware/b200.yaml", "name: b200\nnote: \u{2014} typographic dash\n"),
     ("catalog/networks/ethernet.yaml", "bandwidth_gbps: 100\n"),
     ("catalog/devices/storage.yaml", "kind: nvme\n"),
     ("catalog/models/glm-5/graph.yaml", "layers: 78\n"),
     ("catalog/models/glm-5/config.json", "{}\n"), // outside every glob: never vendored
     ("catalog/README.md", "not vendored\n"),
-    (
-        "registry/coefficients/cost-model-attention.yaml",
-        "alpha: 1.5",
-    ), // no trailing newline
-    (
-        "registry/coefficients/cost-model-primitives.yaml",
-        "beta: 2.5\n",
-    ),
-    (
-        "scenarios/glm-5-b200-fp4-sglang-tp4.yaml",
-        "model: glm-5\n---\nworkload: x\n",
-    ),
+    ("registry/coefficients/cost-model-attention.yaml", "alpha: 1.5"), // no trailing newline
+    ("registry/coefficients/cost-model-primitives.yaml", "beta: 2.5\n"),
+    ("scenarios/glm-5-b200-fp4-sglang-tp4.yaml", "model: glm-5\n---\nworkload: x\n"),
     ("measurements/scoreable.json", "[]\n"),
     ("measurements/PROVENANCE.md", "not pinned\n"),
 ];
@@ -55,12 +40,7 @@ impl Fixture {
         }
         let testdata = dir.path().join("testdata");
         let (lock, _) = vendor::relock(&lock::default_pins(), &from).unwrap();
-        Fixture {
-            _dir: dir,
-            from,
-            testdata,
-            lock,
-        }
+        Fixture { _dir: dir, from, testdata, lock }
     }
 
     fn vendored() -> Fixture {
@@ -74,13 +54,8 @@ impl Fixture {
     }
 
     fn inputs(&self) -> Inputs {
-        let vendored = |kind, name| {
-            Some(InputPath {
-                kind,
-                path: self.tree(name),
-                origin: Origin::Vendored,
-            })
-        };
+        let vendored =
+            |kind, name| Some(InputPath { kind, path: self.tree(name), origin: Origin::Vendored });
         Inputs {
             measurements: None,
             catalog: vendored(InputKind::Catalog, "catalog"),
@@ -100,9 +75,7 @@ impl Fixture {
 
     /// The report with this fixture's temp path shortened to `testdata`.
     fn report(&self, report: &VerifyReport) -> String {
-        report
-            .render()
-            .replace(&self.testdata.display().to_string(), "testdata")
+        report.render().replace(&self.testdata.display().to_string(), "testdata")
     }
 }
 
@@ -151,14 +124,8 @@ fn one_changed_byte_fails_naming_the_file() {
     let report = f.verify();
     assert_eq!(report.failed(), vec![InputKind::Registry]);
     let text = f.report(&report);
-    assert!(
-        text.contains("testdata/registry: FAILED: 1 of 2 locked files match"),
-        "{text}"
-    );
-    assert!(
-        text.contains("  changed: coefficients/cost-model-primitives.yaml (locked "),
-        "{text}"
-    );
+    assert!(text.contains("testdata/registry: FAILED: 1 of 2 locked files match"), "{text}");
+    assert!(text.contains("  changed: coefficients/cost-model-primitives.yaml (locked "), "{text}");
     assert!(text.ends_with("lock: FAILED (registry)\n"), "{text}");
 }
 
@@ -176,20 +143,14 @@ fn an_added_file_is_extra_even_outside_the_globs() {
     write(&f.tree("scenarios/new.yaml"), b"model: x\n");
     write(&f.tree("scenarios/notes/readme.txt"), b"stray\n");
     let text = f.report(&f.verify());
-    assert!(
-        text.contains("  extra: new.yaml\n  extra: notes/readme.txt\n"),
-        "{text}"
-    );
+    assert!(text.contains("  extra: new.yaml\n  extra: notes/readme.txt\n"), "{text}");
 }
 
 #[test]
 fn an_edited_commit_stamp_fails() {
     let f = Fixture::vendored();
-    fs::write(
-        f.tree("catalog/.upstream-commit"),
-        "0000000000000000000000000000000000000000\n",
-    )
-    .unwrap();
+    fs::write(f.tree("catalog/.upstream-commit"), "0000000000000000000000000000000000000000\n")
+        .unwrap();
     let text = f.report(&f.verify());
     assert!(
         text.contains("  stamp: .upstream-commit says \"0000000000000000000000000000000000000000\", the lock says 747a2213e13030ae675f9872c3e2a76b6b770d50"),
@@ -201,17 +162,13 @@ fn an_edited_commit_stamp_fails() {
 fn an_edited_or_missing_manifest_fails() {
     let f = Fixture::vendored();
     let manifest = f.tree("registry/.upstream-manifest");
-    let edited = fs::read_to_string(&manifest)
-        .unwrap()
-        .replacen("primitives", "Primitives", 1);
+    let edited = fs::read_to_string(&manifest).unwrap().replacen("primitives", "Primitives", 1);
     fs::write(&manifest, edited).unwrap();
     assert!(f
         .report(&f.verify())
         .contains("  stamp: .upstream-manifest differs from the lock from its line 2"));
     fs::remove_file(&manifest).unwrap();
-    assert!(f
-        .report(&f.verify())
-        .contains("  stamp: .upstream-manifest unreadable"));
+    assert!(f.report(&f.verify()).contains("  stamp: .upstream-manifest unreadable"));
 }
 
 #[test]
@@ -226,27 +183,16 @@ fn a_symlink_inside_a_vendored_tree_is_refused_and_not_followed() {
     std::os::unix::fs::symlink(outside.join("storage.yaml"), &target).unwrap();
     std::os::unix::fs::symlink(&outside, f.tree("catalog/linked-dir")).unwrap();
     let text = f.report(&f.verify());
-    assert!(
-        text.contains("  refused: devices/storage.yaml: symlink refused"),
-        "{text}"
-    );
-    assert!(
-        text.contains("  refused: linked-dir: symlink refused"),
-        "{text}"
-    );
-    assert!(
-        !text.contains("secret.yaml"),
-        "followed a link out of the tree: {text}"
-    );
+    assert!(text.contains("  refused: devices/storage.yaml: symlink refused"), "{text}");
+    assert!(text.contains("  refused: linked-dir: symlink refused"), "{text}");
+    assert!(!text.contains("secret.yaml"), "followed a link out of the tree: {text}");
 }
 
 #[test]
 fn vendoring_refuses_a_symlink_in_the_source() {
     let f = Fixture::new();
     std::os::unix::fs::symlink("/etc/hostname", f.from.join("catalog/hardware/h200.yaml")).unwrap();
-    let err = vendor::vendor_from(&f.lock, &f.from, &f.testdata)
-        .unwrap_err()
-        .to_string();
+    let err = vendor::vendor_from(&f.lock, &f.from, &f.testdata).unwrap_err().to_string();
     assert!(err.contains("hardware/h200.yaml: symlink refused"), "{err}");
     assert!(!f.tree("catalog").exists());
 }
@@ -256,15 +202,9 @@ fn a_changed_file_that_is_not_utf8_says_so() {
     // Hashing is over bytes, so a Latin-1 re-encoding of a file is simply a different file;
     // the report adds that it is not UTF-8, since every locked file is YAML or JSON.
     let f = Fixture::vendored();
-    write(
-        &f.tree("catalog/hardware/b200.yaml"),
-        b"name: b200\nnote: \x97 cp1252 dash\n",
-    );
+    write(&f.tree("catalog/hardware/b200.yaml"), b"name: b200\nnote: \x97 cp1252 dash\n");
     let text = f.report(&f.verify());
-    assert!(
-        text.contains("  changed: hardware/b200.yaml (locked "),
-        "{text}"
-    );
+    assert!(text.contains("  changed: hardware/b200.yaml (locked "), "{text}");
     assert!(text.contains("; not valid UTF-8)"), "{text}");
 }
 
@@ -273,10 +213,7 @@ fn lock_update_refuses_to_pin_a_file_that_is_not_utf8() {
     let f = Fixture::new();
     write(&f.from.join("scenarios/latin1.yaml"), b"model: caf\xe9\n");
     let err = vendor::relock(&f.lock, &f.from).unwrap_err().to_string();
-    assert!(
-        err.contains("scenarios/latin1.yaml: not valid UTF-8"),
-        "{err}"
-    );
+    assert!(err.contains("scenarios/latin1.yaml: not valid UTF-8"), "{err}");
 }
 
 #[test]
@@ -289,17 +226,13 @@ fn a_directory_where_a_file_is_expected_is_refused() {
     fs::create_dir(&path).unwrap();
     write(&path.join("inner.yaml"), b"x: 1\n");
     let text = f.report(&f.verify());
-    assert!(
-        text.contains("  extra: networks/ethernet.yaml/inner.yaml"),
-        "{text}"
-    );
+    assert!(text.contains("  extra: networks/ethernet.yaml/inner.yaml"), "{text}");
     assert!(text.contains("FAILED"), "{text}");
     // In a live checkout the glob matches the directory itself, which is refused by name.
     let c = verify::diff(f.lock.get(InputKind::Catalog), &f.tree("catalog")).unwrap();
-    assert!(c.refused.contains(&(
-        "networks/ethernet.yaml".into(),
-        "is a directory, expected a file".into()
-    )));
+    assert!(c
+        .refused
+        .contains(&("networks/ethernet.yaml".into(), "is a directory, expected a file".into())));
 }
 
 #[test]
@@ -308,10 +241,7 @@ fn a_fifo_is_refused_without_being_opened() {
     let f = Fixture::vendored();
     let path = f.tree("registry/coefficients/cost-model-attention.yaml");
     fs::remove_file(&path).unwrap();
-    let status = std::process::Command::new("mkfifo")
-        .arg(&path)
-        .status()
-        .unwrap();
+    let status = std::process::Command::new("mkfifo").arg(&path).status().unwrap();
     assert!(status.success());
     let text = f.report(&f.verify());
     assert!(
@@ -329,16 +259,9 @@ fn an_absent_tree_fails_with_the_vendor_command() {
     assert!(!report.ok());
     assert_eq!(
         report.failed(),
-        vec![
-            InputKind::Catalog,
-            InputKind::Registry,
-            InputKind::Scenarios
-        ]
+        vec![InputKind::Catalog, InputKind::Registry, InputKind::Scenarios]
     );
-    assert!(matches!(
-        report.check(InputKind::Catalog).unwrap().outcome,
-        Outcome::Absent
-    ));
+    assert!(matches!(report.check(InputKind::Catalog).unwrap().outcome, Outcome::Absent));
     let text = f.report(&report);
     assert!(
         text.contains("testdata/catalog: FAILED: the vendored tree is absent; run `cargo xtask vendor --from DIR`"),
@@ -353,38 +276,25 @@ fn a_failed_vendor_run_leaves_the_previous_trees_intact() {
     // The source drifts from the lock in the last tree staged: nothing may be swapped.
     flip_one_byte(&f.from.join("scenarios/glm-5-b200-fp4-sglang-tp4.yaml"));
     write(&f.from.join("catalog/hardware/b200.yaml"), b"name: other\n");
-    let err = vendor::vendor_from(&f.lock, &f.from, &f.testdata)
-        .unwrap_err()
-        .to_string();
+    let err = vendor::vendor_from(&f.lock, &f.from, &f.testdata).unwrap_err().to_string();
     assert!(err.contains("does not match the lock"), "{err}");
     assert!(err.contains("lock update"), "{err}");
-    assert_eq!(
-        fs::read(f.tree("catalog/hardware/b200.yaml")).unwrap(),
-        before
-    );
+    assert_eq!(fs::read(f.tree("catalog/hardware/b200.yaml")).unwrap(), before);
     assert!(f.verify().ok());
     let leftovers: Vec<_> = fs::read_dir(&f.testdata)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .filter(|n| n.starts_with('.'))
         .collect();
-    assert!(
-        leftovers.is_empty(),
-        "staging folders left behind: {leftovers:?}"
-    );
+    assert!(leftovers.is_empty(), "staging folders left behind: {leftovers:?}");
 }
 
 #[test]
 fn a_glob_that_matches_nothing_is_fatal() {
     let f = Fixture::new();
     fs::remove_dir_all(f.from.join("catalog/networks")).unwrap();
-    let err = vendor::vendor_from(&f.lock, &f.from, &f.testdata)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("[catalog] glob networks/*.yaml matches nothing"),
-        "{err}"
-    );
+    let err = vendor::vendor_from(&f.lock, &f.from, &f.testdata).unwrap_err().to_string();
+    assert!(err.contains("[catalog] glob networks/*.yaml matches nothing"), "{err}");
     let err = vendor::relock(&f.lock, &f.from).unwrap_err().to_string();
     assert!(err.contains("matches nothing"), "{err}");
 }
@@ -415,14 +325,9 @@ fn an_override_is_checked_instead_and_the_report_says_so() {
     assert!(catalog.render().starts_with(
         "catalog (override BLIS_CATALOG, not the vendored tree): 5 files match github.com/inference-sim/blis-catalog@747a2213e130\n"
     ));
-    assert!(catalog
-        .render()
-        .contains("note: no commit stamp and not a git checkout"));
+    assert!(catalog.render().contains("note: no commit stamp and not a git checkout"));
     // The vendored registry is still absent, and still fails.
-    assert_eq!(
-        report.failed(),
-        vec![InputKind::Registry, InputKind::Scenarios]
-    );
+    assert_eq!(report.failed(), vec![InputKind::Registry, InputKind::Scenarios]);
 }
 
 #[test]
@@ -454,10 +359,7 @@ fn measurements_are_checked_against_the_pinned_corpus_hashes() {
     let report = f.verify_with(&inputs);
     assert!(report.ok(), "{}", report.render());
     let values = report.to_task_output().values;
-    assert_eq!(
-        values["measurements.files_matched"],
-        harness::task::Value::Count(1)
-    );
+    assert_eq!(values["measurements.files_matched"], harness::task::Value::Count(1));
     assert_eq!(values["verified"], harness::task::Value::Check(true));
     assert!(lock::check_measurements(&f.lock, &f.from.join("measurements")).ok());
     flip_one_byte(&f.from.join("measurements/scoreable.json"));
@@ -467,10 +369,7 @@ fn measurements_are_checked_against_the_pinned_corpus_hashes() {
     assert!(report
         .render()
         .contains("measurements (BLIS_MEASUREMENTS): FAILED: 0 of 1 locked files match"));
-    assert_eq!(
-        report.to_task_output().values["verified"],
-        harness::task::Value::Check(false)
-    );
+    assert_eq!(report.to_task_output().values["verified"], harness::task::Value::Check(false));
 }
 
 #[test]
@@ -497,22 +396,13 @@ fn update_rewrites_only_the_hashes_and_reports_what_moved() {
     vendor::update_lock_file(&lock_path, &f.from).unwrap();
     assert_eq!(lock::load(&lock_path).unwrap(), f.lock);
     write(&f.from.join("catalog/hardware/h200.yaml"), b"name: h200\n");
-    flip_one_byte(
-        &f.from
-            .join("registry/coefficients/cost-model-primitives.yaml"),
-    );
+    flip_one_byte(&f.from.join("registry/coefficients/cost-model-primitives.yaml"));
     let updates = vendor::update_lock_file(&lock_path, &f.from).unwrap();
     assert_eq!(updates[0].added, vec!["hardware/h200.yaml".to_string()]);
-    assert_eq!(
-        updates[1].changed,
-        vec!["coefficients/cost-model-primitives.yaml".to_string()]
-    );
+    assert_eq!(updates[1].changed, vec!["coefficients/cost-model-primitives.yaml".to_string()]);
     let new = lock::load(&lock_path).unwrap();
     assert_eq!(new.get(InputKind::Catalog).files.len(), 6);
-    assert_eq!(
-        new.get(InputKind::Catalog).commit,
-        f.lock.get(InputKind::Catalog).commit
-    );
+    assert_eq!(new.get(InputKind::Catalog).commit, f.lock.get(InputKind::Catalog).commit);
     // A failed update leaves the lock file as it was.
     let before = fs::read(&lock_path).unwrap();
     fs::remove_dir_all(f.from.join("scenarios")).unwrap();
@@ -533,9 +423,7 @@ fn a_bad_lock_file_names_the_file_and_the_line() {
     let line = text.lines().position(|l| l == "commit = 46d930c").unwrap() + 1;
     let err = lock::load(&path).unwrap_err().to_string();
     assert!(
-        err.contains(&format!(
-            "upstream.lock: line {line}: commit must be 40 hex digits"
-        )),
+        err.contains(&format!("upstream.lock: line {line}: commit must be 40 hex digits")),
         "{err}"
     );
 }
@@ -557,11 +445,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
         .args(args)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
@@ -585,18 +469,10 @@ fn local_upstreams(f: &Fixture) -> (Lock, PathBuf) {
         ("blis-catalog", "catalog", "."),
         ("blis-registry", "registry", "."),
         ("blis-latency-kernel", "scenarios", "testdata/aisimulate"),
-        (
-            "blis-latency-kernel",
-            "measurements",
-            "testdata/measurements",
-        ),
+        ("blis-latency-kernel", "measurements", "testdata/measurements"),
     ];
     for (repo, section, path) in layout {
-        let dest = if path == "." {
-            remotes.join(repo)
-        } else {
-            remotes.join(repo).join(path)
-        };
+        let dest = if path == "." { remotes.join(repo) } else { remotes.join(repo).join(path) };
         copy_tree(&f.from.join(section), &dest);
     }
     let mut lock = f.lock.clone();
@@ -606,11 +482,7 @@ fn local_upstreams(f: &Fixture) -> (Lock, PathBuf) {
         git(&dir, &["add", "."]);
         git(&dir, &["commit", "--quiet", "-m", "upstream"]);
         let head = git(&dir, &["rev-parse", "HEAD"]);
-        for u in lock
-            .upstreams
-            .iter_mut()
-            .filter(|u| u.repo_basename() == repo)
-        {
+        for u in lock.upstreams.iter_mut().filter(|u| u.repo_basename() == repo) {
             u.repo = format!("file://{}", dir.display());
             u.commit = head.clone();
         }
@@ -625,14 +497,8 @@ fn fetch_clones_each_upstream_at_its_locked_commit() {
     let f = Fixture::new();
     let (lock, remotes) = local_upstreams(&f);
     // A later commit upstream must not be what gets vendored.
-    write(
-        &remotes.join("blis-registry/coefficients/cost-model-primitives.yaml"),
-        b"beta: 9\n",
-    );
-    git(
-        &remotes.join("blis-registry"),
-        &["commit", "--quiet", "-am", "later"],
-    );
+    write(&remotes.join("blis-registry/coefficients/cost-model-primitives.yaml"), b"beta: 9\n");
+    git(&remotes.join("blis-registry"), &["commit", "--quiet", "-am", "later"]);
     vendor::vendor_fetched(&lock, &f.testdata).unwrap();
     let report = lock::verify(&lock, &f.inputs());
     assert!(report.ok(), "{}", report.render());
@@ -643,18 +509,9 @@ fn fetch_fails_when_the_locked_commit_is_not_there() {
     let f = Fixture::new();
     let (mut lock, _) = local_upstreams(&f);
     lock.get_mut(InputKind::Registry).commit = "0123456789abcdef0123456789abcdef01234567".into();
-    let err = format!(
-        "{:#}",
-        vendor::vendor_fetched(&lock, &f.testdata).unwrap_err()
-    );
-    assert!(
-        err.contains("checking out 0123456789abcdef0123456789abcdef01234567"),
-        "{err}"
-    );
-    assert!(
-        !f.tree("catalog").exists(),
-        "nothing may be vendored when one upstream fails"
-    );
+    let err = format!("{:#}", vendor::vendor_fetched(&lock, &f.testdata).unwrap_err());
+    assert!(err.contains("checking out 0123456789abcdef0123456789abcdef01234567"), "{err}");
+    assert!(!f.tree("catalog").exists(), "nothing may be vendored when one upstream fails");
 }
 
 #[test]
@@ -666,13 +523,9 @@ fn require_head_rejects_a_checkout_at_another_commit() {
     write(&repo.join("hardware/h200.yaml"), b"name: h200\n");
     git(&repo, &["add", "."]);
     git(&repo, &["commit", "--quiet", "-m", "moved"]);
-    let err = fetch::require_head(&repo, &lock.get(InputKind::Catalog).commit)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("HEAD is ") && err.contains(", the lock says "),
-        "{err}"
-    );
+    let err =
+        fetch::require_head(&repo, &lock.get(InputKind::Catalog).commit).unwrap_err().to_string();
+    assert!(err.contains("HEAD is ") && err.contains(", the lock says "), "{err}");
 }
 
 #[test]
@@ -685,32 +538,15 @@ fn a_live_checkout_override_is_checked_at_its_head() {
         path: remotes.join("blis-latency-kernel/testdata/aisimulate"),
         origin: Origin::Env,
     });
-    let check = lock::verify(&lock, &inputs)
-        .check(InputKind::Scenarios)
-        .unwrap()
-        .clone();
+    let check = lock::verify(&lock, &inputs).check(InputKind::Scenarios).unwrap().clone();
     assert!(check.ok(), "{}", check.render());
-    assert!(
-        check.render().contains("note: checkout HEAD is "),
-        "{}",
-        check.render()
-    );
+    assert!(check.render().contains("note: checkout HEAD is "), "{}", check.render());
     write(&remotes.join("blis-latency-kernel/other.txt"), b"x\n");
     git(&remotes.join("blis-latency-kernel"), &["add", "."]);
-    git(
-        &remotes.join("blis-latency-kernel"),
-        &["commit", "--quiet", "-m", "moved"],
-    );
-    let check = lock::verify(&lock, &inputs)
-        .check(InputKind::Scenarios)
-        .unwrap()
-        .clone();
+    git(&remotes.join("blis-latency-kernel"), &["commit", "--quiet", "-m", "moved"]);
+    let check = lock::verify(&lock, &inputs).check(InputKind::Scenarios).unwrap().clone();
     assert!(!check.ok());
-    assert!(
-        check.render().contains("  stamp: checkout HEAD is "),
-        "{}",
-        check.render()
-    );
+    assert!(check.render().contains("  stamp: checkout HEAD is "), "{}", check.render());
 }
 
 #[test]

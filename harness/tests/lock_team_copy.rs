@@ -49,29 +49,13 @@ fn pins_are_section_8s() -> Result<(), Failed> {
 fn counts_are_the_copys() -> Result<(), Failed> {
     let lock = committed()?;
     let count = |kind: InputKind, prefix: &str| {
-        lock.get(kind)
-            .files
-            .iter()
-            .filter(|f| f.path.starts_with(prefix))
-            .count()
+        lock.get(kind).files.iter().filter(|f| f.path.starts_with(prefix)).count()
     };
     let got = [
-        (
-            "catalog hardware",
-            count(InputKind::Catalog, "hardware/"),
-            5,
-        ),
-        (
-            "catalog networks",
-            count(InputKind::Catalog, "networks/"),
-            1,
-        ),
+        ("catalog hardware", count(InputKind::Catalog, "hardware/"), 5),
+        ("catalog networks", count(InputKind::Catalog, "networks/"), 1),
         ("catalog devices", count(InputKind::Catalog, "devices/"), 1),
-        (
-            "catalog model graphs",
-            count(InputKind::Catalog, "models/"),
-            20,
-        ),
+        ("catalog model graphs", count(InputKind::Catalog, "models/"), 20),
         ("registry", count(InputKind::Registry, ""), 5),
         ("scenarios", count(InputKind::Scenarios, ""), 88),
         ("measurements", count(InputKind::Measurements, ""), 5),
@@ -84,12 +68,7 @@ fn counts_are_the_copys() -> Result<(), Failed> {
     if !wrong.is_empty() {
         return Err(wrong.join("; ").into());
     }
-    if lock
-        .get(InputKind::Catalog)
-        .files
-        .iter()
-        .any(|f| f.path.starts_with("hardware/h200"))
-    {
+    if lock.get(InputKind::Catalog).files.iter().any(|f| f.path.starts_with("hardware/h200")) {
         return Err("the copy has no h200 descriptor, yet the lock pins one".into());
     }
     Ok(())
@@ -98,9 +77,7 @@ fn counts_are_the_copys() -> Result<(), Failed> {
 fn team_copy_verifies() -> Result<(), Failed> {
     let inputs = Inputs::resolve(&Flags::default(), |name| {
         // Only the corpora come from the environment; the trees are the vendored ones.
-        (name == "BLIS_MEASUREMENTS")
-            .then(|| std::env::var(name).ok())
-            .flatten()
+        (name == "BLIS_MEASUREMENTS").then(|| std::env::var(name).ok()).flatten()
     });
     let out = lock::task_verify(&inputs).map_err(|e| Failed::from(e.to_string()))?;
     if out.values.get("verified") != Some(&Value::Check(true)) {
@@ -122,14 +99,8 @@ fn main() {
     let args = Arguments::from_args();
     let have_corpora = std::env::var_os("BLIS_MEASUREMENTS").is_some_and(|v| !v.is_empty());
     let trials = vec![
-        Trial::test(
-            "lock/committed/pins_are_reference_section_8",
-            pins_are_section_8s,
-        ),
-        Trial::test(
-            "lock/committed/counts_are_the_team_copys",
-            counts_are_the_copys,
-        ),
+        Trial::test("lock/committed/pins_are_reference_section_8", pins_are_section_8s),
+        Trial::test("lock/committed/counts_are_the_team_copys", counts_are_the_copys),
         Trial::test("lock/verify/team_copy", team_copy_verifies).with_ignored_flag(!have_corpora),
     ];
     if !have_corpora {

@@ -132,19 +132,10 @@ fn python(py: &str, script: &str, args: &[&str], stdin: &[u8]) -> Result<String,
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("python3 {script}: {e}"))?;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin)
-        .map_err(|e| e.to_string())?;
+    child.stdin.take().unwrap().write_all(stdin).map_err(|e| e.to_string())?;
     let out = child.wait_with_output().map_err(|e| e.to_string())?;
     if !out.status.success() {
-        return Err(format!(
-            "python3 {script} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-        .into());
+        return Err(format!("python3 {script} failed: {}", String::from_utf8_lossy(&out.stderr)).into());
     }
     String::from_utf8(out.stdout).map_err(|e| e.to_string().into())
 }
@@ -164,31 +155,17 @@ fn randint_agrees(py: &str) -> Result<(), Failed> {
     } = serde_json::from_str(&python(py, "differential.py", &[], &stdin)?)
         .map_err(|e| format!("differential.py output: {e}"))?;
     if sequences.len() != cases.len() {
-        return Err(format!(
-            "numpy answered {} of {} sequences",
-            sequences.len(),
-            cases.len()
-        )
-        .into());
+        return Err(format!("numpy answered {} of {} sequences", sequences.len(), cases.len()).into());
     }
     let calls: usize = sequences.iter().map(|s| s.calls.len()).sum();
-    let wide = sequences
-        .iter()
-        .flat_map(|s| &s.calls)
-        .filter(|c| c.high - c.low > 1 << 32)
-        .count();
+    let wide = sequences.iter().flat_map(|s| &s.calls).filter(|c| c.high - c.low > 1 << 32).count();
     let mismatches: Vec<String> = sequences.iter().flat_map(known_answers::replay).collect();
     if !mismatches.is_empty() {
         return Err(format!(
             "{} of {calls} calls differ from numpy {} (case seed {CASE_SEED}):\n{}",
             mismatches.len(),
             numpy_version,
-            mismatches
-                .iter()
-                .take(20)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join("\n")
+            mismatches.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
         )
         .into());
     }
@@ -248,13 +225,7 @@ fn random_sequences(case_seed: u32, count: usize) -> Vec<known_answers::Sequence
                 2 => 600 + pick(200) as usize, // crosses a state regeneration
                 _ => 1 + pick(40) as usize,
             };
-            calls.push(known_answers::Call {
-                low,
-                high,
-                size,
-                values: None,
-                error: None,
-            });
+            calls.push(known_answers::Call { low, high, size, values: None, error: None });
         }
         sequences.push(known_answers::Sequence { seed, calls });
     }
@@ -280,36 +251,20 @@ fn fixtures_agree(py: &str) -> Result<(), Failed> {
             .as_array()
             .and_then(|s| s.iter().find(|s| s["seed"] == seed))
             .ok_or_else(|| format!("workloads.py gave no seed {seed}"))?;
-        let numpy_points = numpy["points"]
-            .as_array()
-            .ok_or("workloads.py: no points")?;
+        let numpy_points = numpy["points"].as_array().ok_or("workloads.py: no points")?;
         if numpy_points.len() != committed.points.len() {
-            problems.push(format!(
-                "seed {seed}: numpy drew {} points, the file has {}",
-                numpy_points.len(),
-                committed.points.len()
-            ));
+            problems.push(format!("seed {seed}: numpy drew {} points, the file has {}",
+                numpy_points.len(), committed.points.len()));
             continue;
         }
         for (np_point, fp) in numpy_points.iter().zip(&committed.points) {
             for key in ["input_lens", "output_lens"] {
-                let numpy_lens: Vec<i64> =
-                    serde_json::from_value(np_point[key].clone()).map_err(|e| e.to_string())?;
-                let ours = if key == "input_lens" {
-                    &fp.input_lens
-                } else {
-                    &fp.output_lens
-                };
+                let numpy_lens: Vec<i64> = serde_json::from_value(np_point[key].clone()).map_err(|e| e.to_string())?;
+                let ours = if key == "input_lens" { &fp.input_lens } else { &fp.output_lens };
                 compared += ours.len();
-                if let Some(i) = (0..numpy_lens.len().max(ours.len()))
-                    .find(|&i| numpy_lens.get(i) != ours.get(i))
-                {
-                    problems.push(format!(
-                        "seed {seed}, point {}, {key}[{i}]: file {:?}, numpy {:?}",
-                        fp.point,
-                        ours.get(i),
-                        numpy_lens.get(i)
-                    ));
+                if let Some(i) = (0..numpy_lens.len().max(ours.len())).find(|&i| numpy_lens.get(i) != ours.get(i)) {
+                    problems.push(format!("seed {seed}, point {}, {key}[{i}]: file {:?}, numpy {:?}",
+                        fp.point, ours.get(i), numpy_lens.get(i)));
                 }
             }
         }
@@ -317,14 +272,11 @@ fn fixtures_agree(py: &str) -> Result<(), Failed> {
     if compared == 0 {
         problems.push("nothing compared".into());
     }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(problems.join("\n").into())
-    }
+    if problems.is_empty() { Ok(()) } else { Err(problems.join("\n").into()) }
 }
 
 /// The committed known-answer file is exactly what the installed numpy writes.
 fn known_answers_regenerate(py: &str) -> Result<(), Failed> {
     python(py, "known_answers.py", &["--check"], b"").map(|_| ())
 }
+

@@ -121,7 +121,7 @@ pub fn python_round(x: f64, ndigits: u32) -> f64 {
     }
     let shift = (-exponent) as u32;
     let scaled = mantissa as u128 * 10u128.pow(ndigits); // < 2^127
-                                                         // scaled / 2^shift, rounded half to even, all in integers.
+    // scaled / 2^shift, rounded half to even, all in integers.
     let quotient = if shift >= 128 {
         0 // scaled < 2^127 <= 2^(shift-1): below half
     } else {
@@ -171,7 +171,8 @@ pub fn published_error_pct(predicted: f64, measured: f64) -> Option<f64> {
 /// lowest-concurrency row, rounded to 6. The predictor's relative at the anchor is therefore
 /// not 1: it carries level error as well as shape.
 pub fn relative(value: f64, measured_anchor: f64) -> Option<f64> {
-    (usable(measured_anchor) && value.is_finite()).then(|| python_round(value / measured_anchor, 6))
+    (usable(measured_anchor) && value.is_finite())
+        .then(|| python_round(value / measured_anchor, 6))
 }
 
 /// A mean with the count it was taken over.
@@ -186,10 +187,7 @@ impl Pooled {
     /// The plain mean in input order (Python's `sum(values) / len(values)`).
     pub fn of(values: &[f64]) -> Pooled {
         let mean = (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64);
-        Pooled {
-            mean,
-            n: values.len(),
-        }
+        Pooled { mean, n: values.len() }
     }
 
     /// As published: rounded to 2 at the very end.
@@ -255,21 +253,13 @@ pub fn shape_comparisons(points: &[ShapePoint], definition: ShapeDefinition) -> 
     };
     kept[skip..]
         .iter()
-        .map(|&(_, measured, predicted)| Comparison {
-            measured,
-            predicted,
-            measured_anchor,
-            predicted_anchor,
-        })
+        .map(|&(_, measured, predicted)| Comparison { measured, predicted, measured_anchor, predicted_anchor })
         .collect()
 }
 
 /// The per-comparison errors of one topology under `definition` (see [`shape_comparisons`]).
 pub fn shape_errors(points: &[ShapePoint], definition: ShapeDefinition) -> Vec<f64> {
-    shape_comparisons(points, definition)
-        .iter()
-        .map(Comparison::error)
-        .collect()
+    shape_comparisons(points, definition).iter().map(Comparison::error).collect()
 }
 
 /// Every comparison of every topology pooled into one plain mean (never a mean of means).
@@ -277,10 +267,8 @@ pub fn pooled_shape_error<'a>(
     topologies: impl IntoIterator<Item = &'a [ShapePoint]>,
     definition: ShapeDefinition,
 ) -> Pooled {
-    let errors: Vec<f64> = topologies
-        .into_iter()
-        .flat_map(|t| shape_errors(t, definition))
-        .collect();
+    let errors: Vec<f64> =
+        topologies.into_iter().flat_map(|t| shape_errors(t, definition)).collect();
     Pooled::of(&errors)
 }
 
@@ -450,27 +438,17 @@ pub struct ArmFigures {
 
 impl ArmFigures {
     pub fn mape(&self, metric: Metric) -> Pooled {
-        self.mape
-            .iter()
-            .find(|(m, _)| *m == metric)
-            .expect("both metrics")
-            .1
+        self.mape.iter().find(|(m, _)| *m == metric).expect("both metrics").1
     }
     pub fn shape(&self, metric: Metric) -> Pooled {
-        self.shape
-            .iter()
-            .find(|(m, _)| *m == metric)
-            .expect("both metrics")
-            .1
+        self.shape.iter().find(|(m, _)| *m == metric).expect("both metrics").1
     }
 }
 
 /// Rows that AISimulate publishes by default: multi-node rows left out (a GPU family the rule
 /// does not name is kept).
 pub fn published_rows(rows: &[Row]) -> Vec<&Row> {
-    rows.iter()
-        .filter(|r| is_multi_node(&r.gpu, r.gpus) != Some(true))
-        .collect()
+    rows.iter().filter(|r| is_multi_node(&r.gpu, r.gpus) != Some(true)).collect()
 }
 
 /// One arm's MAPE and shape error over `rows`, recomputed from raw values (never from the
@@ -512,14 +490,8 @@ pub fn arm_figures(rows: &[&Row], arm: Arm, definition: ShapeDefinition) -> ArmF
     };
     ArmFigures {
         points: rows.iter().filter(|r| r.arm(arm).complete()).count(),
-        mape: [
-            (Metric::Tpot, mape_of(Metric::Tpot)),
-            (Metric::Ttft, mape_of(Metric::Ttft)),
-        ],
-        shape: [
-            (Metric::Tpot, shape_of(Metric::Tpot)),
-            (Metric::Ttft, shape_of(Metric::Ttft)),
-        ],
+        mape: [(Metric::Tpot, mape_of(Metric::Tpot)), (Metric::Ttft, mape_of(Metric::Ttft))],
+        shape: [(Metric::Tpot, shape_of(Metric::Tpot)), (Metric::Ttft, shape_of(Metric::Ttft))],
     }
 }
 
@@ -564,11 +536,7 @@ mod tests {
             let x: f64 = fields[0].parse().unwrap();
             let n: u32 = fields[1].parse().unwrap();
             let expected: f64 = fields[2].parse().unwrap();
-            assert_eq!(
-                python_round(x, n).to_bits(),
-                expected.to_bits(),
-                "round({x:?}, {n})"
-            );
+            assert_eq!(python_round(x, n).to_bits(), expected.to_bits(), "round({x:?}, {n})");
             checked += 1;
         }
         assert!(checked > 1000, "{checked}");
@@ -585,11 +553,7 @@ mod tests {
     fn curve(points: &[(f64, f64, f64)]) -> Vec<ShapePoint> {
         points
             .iter()
-            .map(|&(c, m, p)| ShapePoint {
-                concurrency: c,
-                measured: Some(m),
-                predicted: Some(p),
-            })
+            .map(|&(c, m, p)| ShapePoint { concurrency: c, measured: Some(m), predicted: Some(p) })
             .collect()
     }
 
@@ -608,63 +572,23 @@ mod tests {
     #[test]
     fn shape_sorts_by_concurrency_and_drops_unusable_rows() {
         let points = vec![
-            ShapePoint {
-                concurrency: 4.0,
-                measured: Some(4.0),
-                predicted: Some(2.0),
-            },
-            ShapePoint {
-                concurrency: 0.0,
-                measured: Some(9.0),
-                predicted: Some(9.0),
-            },
-            ShapePoint {
-                concurrency: 2.0,
-                measured: Some(2.0),
-                predicted: None,
-            },
-            ShapePoint {
-                concurrency: 1.0,
-                measured: Some(1.0),
-                predicted: Some(1.0),
-            },
-            ShapePoint {
-                concurrency: 8.0,
-                measured: Some(f64::NAN),
-                predicted: Some(1.0),
-            },
+            ShapePoint { concurrency: 4.0, measured: Some(4.0), predicted: Some(2.0) },
+            ShapePoint { concurrency: 0.0, measured: Some(9.0), predicted: Some(9.0) },
+            ShapePoint { concurrency: 2.0, measured: Some(2.0), predicted: None },
+            ShapePoint { concurrency: 1.0, measured: Some(1.0), predicted: Some(1.0) },
+            ShapePoint { concurrency: 8.0, measured: Some(f64::NAN), predicted: Some(1.0) },
         ];
-        assert_eq!(
-            shape_errors(&points, ShapeDefinition::AnchorExcluded),
-            vec![50.0]
-        );
-        assert_eq!(
-            shape_errors(&points, ShapeDefinition::AnchorIncluded),
-            vec![0.0, 50.0]
-        );
+        assert_eq!(shape_errors(&points, ShapeDefinition::AnchorExcluded), vec![50.0]);
+        assert_eq!(shape_errors(&points, ShapeDefinition::AnchorIncluded), vec![0.0, 50.0]);
         assert!(shape_errors(&points[..3], ShapeDefinition::AnchorIncluded).is_empty());
     }
 
     #[test]
     fn pooling_is_one_mean_over_all_comparisons_not_a_mean_of_topologies() {
         let a = curve(&[(1.0, 1.0, 1.0), (2.0, 2.0, 3.0)]); // one comparison: 50
-        let b = curve(&[
-            (1.0, 1.0, 1.0),
-            (2.0, 1.0, 1.0),
-            (4.0, 1.0, 1.0),
-            (8.0, 1.0, 1.0),
-        ]);
-        let pooled = pooled_shape_error(
-            [a.as_slice(), b.as_slice()],
-            ShapeDefinition::AnchorExcluded,
-        );
-        assert_eq!(
-            pooled,
-            Pooled {
-                mean: Some(12.5),
-                n: 4
-            }
-        );
+        let b = curve(&[(1.0, 1.0, 1.0), (2.0, 1.0, 1.0), (4.0, 1.0, 1.0), (8.0, 1.0, 1.0)]);
+        let pooled = pooled_shape_error([a.as_slice(), b.as_slice()], ShapeDefinition::AnchorExcluded);
+        assert_eq!(pooled, Pooled { mean: Some(12.5), n: 4 });
         assert_eq!(Pooled::of(&[]).published(), None);
     }
 

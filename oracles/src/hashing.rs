@@ -22,10 +22,7 @@ impl Sha256Digest {
     /// error that says what was wrong.
     pub fn from_hex(text: &str) -> Result<Sha256Digest, String> {
         if text.len() != 64 {
-            return Err(format!(
-                "a SHA-256 is 64 hex digits, got {} characters",
-                text.len()
-            ));
+            return Err(format!("a SHA-256 is 64 hex digits, got {} characters", text.len()));
         }
         let mut out = [0u8; 32];
         for (i, pair) in text.as_bytes().chunks(2).enumerate() {
@@ -107,10 +104,7 @@ pub fn invalid_relpath(path: &str) -> Option<&'static str> {
     if path.contains(['\n', '\r', '\\', '\0']) {
         return Some("path contains a newline, carriage return, backslash or NUL");
     }
-    if path
-        .split('/')
-        .any(|part| part.is_empty() || part == "." || part == "..")
-    {
+    if path.split('/').any(|part| part.is_empty() || part == "." || part == "..") {
         return Some("path has an empty, `.` or `..` component");
     }
     None
@@ -146,10 +140,7 @@ pub fn parse_line(line: &str) -> Result<ManifestEntry, String> {
     if let Some(why) = invalid_relpath(path) {
         return Err(format!("{why}: {path:?}"));
     }
-    Ok(ManifestEntry {
-        digest,
-        path: path.to_string(),
-    })
+    Ok(ManifestEntry { digest, path: path.to_string() })
 }
 
 /// A manifest error: 1-based line number and the reason.
@@ -172,16 +163,10 @@ pub fn parse_manifest(text: &str) -> Result<Vec<ManifestEntry>, ManifestError> {
     let mut out: Vec<ManifestEntry> = Vec::new();
     if !text.is_empty() && !text.ends_with('\n') {
         let line = text.lines().count();
-        return Err(ManifestError {
-            line,
-            reason: "last line has no trailing newline".into(),
-        });
+        return Err(ManifestError { line, reason: "last line has no trailing newline".into() });
     }
     for (i, line) in text.lines().enumerate() {
-        let entry = parse_line(line).map_err(|reason| ManifestError {
-            line: i + 1,
-            reason,
-        })?;
+        let entry = parse_line(line).map_err(|reason| ManifestError { line: i + 1, reason })?;
         if let Some(prev) = out.last() {
             match prev.path.as_bytes().cmp(entry.path.as_bytes()) {
                 std::cmp::Ordering::Less => {}
@@ -251,22 +236,15 @@ mod tests {
     fn hex_round_trips_and_rejects_uppercase_and_short() {
         let d = Sha256Digest::from_hex(ABC).unwrap();
         assert_eq!(d.to_hex(), ABC);
-        assert!(Sha256Digest::from_hex(&ABC.to_uppercase())
-            .unwrap_err()
-            .contains("hex"));
-        assert!(Sha256Digest::from_hex(&ABC[..63])
-            .unwrap_err()
-            .contains("64"));
+        assert!(Sha256Digest::from_hex(&ABC.to_uppercase()).unwrap_err().contains("hex"));
+        assert!(Sha256Digest::from_hex(&ABC[..63]).unwrap_err().contains("64"));
     }
 
     #[test]
     fn manifest_is_sorted_bytewise_not_by_locale() {
         // Bytewise, 'Z' (0x5a) sorts before 'a' (0x61), and '-' (0x2d) < '/' (0x2f) < '_'
         // (0x5f); a locale-aware sort would put "Zed" last and ignore the punctuation.
-        let e = |p: &str| ManifestEntry {
-            digest: sha256(p.as_bytes()),
-            path: p.into(),
-        };
+        let e = |p: &str| ManifestEntry { digest: sha256(p.as_bytes()), path: p.into() };
         let text = render_manifest(&[e("a/b"), e("a_z"), e("Zed"), e("a-b")]);
         let paths: Vec<&str> = text.lines().map(|l| &l[66..]).collect();
         assert_eq!(paths, ["Zed", "a-b", "a/b", "a_z"]);
@@ -275,10 +253,7 @@ mod tests {
 
     #[test]
     fn manifest_line_is_what_sha256sum_prints() {
-        let line = render_line(&ManifestEntry {
-            digest: sha256(b"abc"),
-            path: "x/y.yaml".into(),
-        });
+        let line = render_line(&ManifestEntry { digest: sha256(b"abc"), path: "x/y.yaml".into() });
         assert_eq!(line, format!("{ABC}  x/y.yaml"));
         assert_eq!(parse_line(&line).unwrap().path, "x/y.yaml");
     }

@@ -64,12 +64,7 @@ impl RandomState {
     ///
     /// Bounds are `i128` because Python's are unbounded and numpy's int64 range ends at an
     /// exclusive `high` of 2^63, which no `i64` holds.
-    pub fn randint(
-        &mut self,
-        low: i128,
-        high: i128,
-        size: usize,
-    ) -> Result<Vec<i64>, RandintError> {
+    pub fn randint(&mut self, low: i128, high: i128, size: usize) -> Result<Vec<i64>, RandintError> {
         let mut out = Vec::with_capacity(size);
         self.randint_into(low, high, size, &mut out)?;
         Ok(out)
@@ -163,10 +158,7 @@ mod tests {
     #[test]
     fn seed0_randint_819_1025_matches_numpy() {
         let mut rs = RandomState::seed(0);
-        assert_eq!(
-            rs.randint(819, 1025, 5).unwrap(),
-            vec![991, 866, 936, 1011, 886]
-        );
+        assert_eq!(rs.randint(819, 1025, 5).unwrap(), vec![991, 866, 936, 1011, 886]);
         let mut rs = RandomState::seed(0);
         assert_eq!(
             rs.randint(819, 1025, 10).unwrap(),
@@ -178,10 +170,7 @@ mod tests {
     fn size_zero_draws_nothing_and_skips_every_check() {
         let mut rs = RandomState::seed(0);
         assert_eq!(rs.randint(5, 5, 0).unwrap(), Vec::<i64>::new());
-        assert_eq!(
-            rs.randint(i128::MIN, i128::MAX, 0).unwrap(),
-            Vec::<i64>::new()
-        );
+        assert_eq!(rs.randint(i128::MIN, i128::MAX, 0).unwrap(), Vec::<i64>::new());
         assert_eq!(rs, RandomState::seed(0));
     }
 
@@ -198,15 +187,9 @@ mod tests {
         assert_eq!(rs.randint(5, 5, 1).unwrap_err().to_string(), "low >= high");
         assert_eq!(rs.randint(0, 0, 1).unwrap_err().to_string(), "high <= 0");
         let below = i128::from(i64::MIN) - 1;
-        assert_eq!(
-            rs.randint(below, 0, 1).unwrap_err().to_string(),
-            "low is out of bounds for int64"
-        );
+        assert_eq!(rs.randint(below, 0, 1).unwrap_err().to_string(), "low is out of bounds for int64");
         let above = i128::from(i64::MAX) + 2;
-        assert_eq!(
-            rs.randint(0, above, 1).unwrap_err().to_string(),
-            "high is out of bounds for int64"
-        );
+        assert_eq!(rs.randint(0, above, 1).unwrap_err().to_string(), "high is out of bounds for int64");
         // high = 2^63 is still legal: high - 1 is int64's maximum.
         assert!(rs.randint(0, i128::from(i64::MAX) + 1, 1).is_ok());
     }
@@ -227,10 +210,7 @@ mod tests {
             let mut w = RandomState::seed(123);
             (0..50).map(|_| i64::from(w.next_u32() % 5)).collect()
         };
-        assert_ne!(
-            expected, modulo,
-            "the wrong definition must be distinguishable"
-        );
+        assert_ne!(expected, modulo, "the wrong definition must be distinguishable");
     }
 
     #[test]
@@ -238,13 +218,8 @@ mod tests {
         let mut words = RandomState::seed(9);
         let (a, b) = (u64::from(words.next_u32()), u64::from(words.next_u32()));
         let mut rs = RandomState::seed(9);
-        let full = rs
-            .randint(i128::from(i64::MIN), i128::from(i64::MAX) + 1, 1)
-            .unwrap();
-        assert_eq!(
-            full[0],
-            (i64::MIN as u64).wrapping_add((a << 32) | b) as i64
-        );
+        let full = rs.randint(i128::from(i64::MIN), i128::from(i64::MAX) + 1, 1).unwrap();
+        assert_eq!(full[0], (i64::MIN as u64).wrapping_add((a << 32) | b) as i64);
     }
 
     #[test]
@@ -252,9 +227,6 @@ mod tests {
         assert_eq!(smallest_all_ones_at_least(1), 1);
         assert_eq!(smallest_all_ones_at_least(205), 255);
         assert_eq!(smallest_all_ones_at_least(256), 511);
-        assert_eq!(
-            smallest_all_ones_at_least(u64::from(u32::MAX) + 1),
-            (1u64 << 33) - 1
-        );
+        assert_eq!(smallest_all_ones_at_least(u64::from(u32::MAX) + 1), (1u64 << 33) - 1);
     }
 }

@@ -19,14 +19,8 @@
 /// corpus stores it. Callers drop the sweep before calling if any value is non-positive
 /// ([`first_non_positive`]).
 pub fn shape_errors(measured_rel: &[f64], predicted: &[f64]) -> Vec<f64> {
-    assert_eq!(
-        measured_rel.len(),
-        predicted.len(),
-        "one predicted value per measured point"
-    );
-    let Some(&anchor) = predicted.first() else {
-        return Vec::new();
-    };
+    assert_eq!(measured_rel.len(), predicted.len(), "one predicted value per measured point");
+    let Some(&anchor) = predicted.first() else { return Vec::new() };
     measured_rel
         .iter()
         .zip(predicted)
@@ -39,16 +33,8 @@ pub fn shape_errors(measured_rel: &[f64], predicted: &[f64]) -> Vec<f64> {
 /// `predicted[i] / measured[i] - 1` (relatives against relatives, or absolutes against
 /// absolutes).
 pub fn level_errors(measured: &[f64], predicted: &[f64]) -> Vec<f64> {
-    assert_eq!(
-        measured.len(),
-        predicted.len(),
-        "one predicted value per measured point"
-    );
-    measured
-        .iter()
-        .zip(predicted)
-        .map(|(&m, &p)| (p / m - 1.0) * 100.0)
-        .collect()
+    assert_eq!(measured.len(), predicted.len(), "one predicted value per measured point");
+    measured.iter().zip(predicted).map(|(&m, &p)| (p / m - 1.0) * 100.0).collect()
 }
 
 /// The TTFT spike rule: an interior point whose measured TTFT relative exceeds 10 x the larger
@@ -70,19 +56,12 @@ pub fn ttft_excursions(measured_ttft_rel: &[f64]) -> Vec<bool> {
 /// Index of the first value that is absent, non-finite or <= 0: any such value drops the whole
 /// sweep for every arm (a sweep is scored whole or not at all).
 pub fn first_non_positive(values: &[Option<f64>]) -> Option<usize> {
-    values
-        .iter()
-        .position(|v| !matches!(v, Some(x) if x.is_finite() && *x > 0.0))
+    values.iter().position(|v| !matches!(v, Some(x) if x.is_finite() && *x > 0.0))
 }
 
 /// Keeps the elements whose flag is false (used to apply [`ttft_excursions`]).
 pub fn without_flagged(values: &[f64], flagged: &[bool]) -> Vec<f64> {
-    values
-        .iter()
-        .zip(flagged)
-        .filter(|(_, &f)| !f)
-        .map(|(&v, _)| v)
-        .collect()
+    values.iter().zip(flagged).filter(|(_, &f)| !f).map(|(&v, _)| v).collect()
 }
 
 /// Mean of |e| (the number the headline table prints). `None` on no values.
@@ -153,25 +132,16 @@ pub struct LogStats {
 
 /// `None` when no error is above -100.
 pub fn log_stats(errors: &[f64]) -> Option<LogStats> {
-    let logs: Vec<f64> = errors
-        .iter()
-        .filter(|&&e| e > -100.0)
-        .map(|e| (e / 100.0).ln_1p())
-        .collect();
+    let logs: Vec<f64> = errors.iter().filter(|&&e| e > -100.0).map(|e| (e / 100.0).ln_1p()).collect();
     let n = logs.len();
     if n == 0 {
         return None;
     }
     let mean = logs.iter().sum::<f64>() / n as f64;
-    let sd = (n >= 2)
-        .then(|| (logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt());
-    Some(LogStats {
-        n,
-        dropped: errors.len() - n,
-        mean,
-        sd,
-        bias_pct: 100.0 * mean.exp_m1(),
-    })
+    let sd = (n >= 2).then(|| {
+        (logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+    });
+    Some(LogStats { n, dropped: errors.len() - n, mean, sd, bias_pct: 100.0 * mean.exp_m1() })
 }
 
 /// The monotone subset: a sweep belongs when its measured TPOT relative strictly increases
@@ -242,14 +212,8 @@ mod tests {
             mean_abs(&e).unwrap()
         };
         assert!(close(inclusive(MEASURED_TPOT, AIC_TPOT), 12.5));
-        assert_eq!(
-            format!("{:.2}", inclusive(MEASURED_TTFT, AISIM_TTFT)),
-            "8.33"
-        );
-        assert!(!close(
-            inclusive(MEASURED_TPOT, AIC_TPOT),
-            shape(MEASURED_TPOT, AIC_TPOT)
-        ));
+        assert_eq!(format!("{:.2}", inclusive(MEASURED_TTFT, AISIM_TTFT)), "8.33");
+        assert!(!close(inclusive(MEASURED_TPOT, AIC_TPOT), shape(MEASURED_TPOT, AIC_TPOT)));
     }
 
     /// A simulated arm in absolute time scores the same shape as its relatives: only ratios
@@ -274,10 +238,7 @@ mod tests {
 
     #[test]
     fn excursion_is_an_interior_point_above_ten_times_both_neighbours() {
-        assert_eq!(
-            ttft_excursions(&[1.0, 2.0, 24.01, 2.4, 3.0]),
-            [false, false, true, false, false]
-        );
+        assert_eq!(ttft_excursions(&[1.0, 2.0, 24.01, 2.4, 3.0]), [false, false, true, false, false]);
         // exactly 10 x is not above it
         assert_eq!(ttft_excursions(&[1.0, 2.0, 24.0, 2.4]), [false; 4]);
         // endpoints are never excursions, however large
@@ -301,19 +262,10 @@ mod tests {
     /// and along axis 0 [6.5, 4.5, 2.5]. np.percentile([1, 2, 3, 4], [10, 90]) == [1.3, 3.7].
     #[test]
     fn percentile_is_numpys_linear() {
-        assert_eq!(
-            percentile_linear(&[10.0, 7.0, 4.0, 3.0, 2.0, 1.0], 50.0),
-            Some(3.5)
-        );
+        assert_eq!(percentile_linear(&[10.0, 7.0, 4.0, 3.0, 2.0, 1.0], 50.0), Some(3.5));
         assert_eq!(percentile_linear(&[10.0, 3.0], 50.0), Some(6.5));
-        assert!(close(
-            percentile_linear(&[1.0, 2.0, 3.0, 4.0], 10.0).unwrap(),
-            1.3
-        ));
-        assert!(close(
-            percentile_linear(&[1.0, 2.0, 3.0, 4.0], 90.0).unwrap(),
-            3.7
-        ));
+        assert!(close(percentile_linear(&[1.0, 2.0, 3.0, 4.0], 10.0).unwrap(), 1.3));
+        assert!(close(percentile_linear(&[1.0, 2.0, 3.0, 4.0], 90.0).unwrap(), 3.7));
         assert_eq!(percentile_linear(&[5.0], 90.0), Some(5.0));
         assert_eq!(percentile_linear(&[], 50.0), None);
     }

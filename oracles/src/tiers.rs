@@ -10,12 +10,8 @@ use std::fmt;
 
 /// The four engine settings whose provenance the scorer tracks and the BLIS runner writes into
 /// each point's scenario (REFERENCE.md sections 6 and 7).
-pub const TRACKED_SETTINGS: [&str; 4] = [
-    "max_num_seqs",
-    "max_num_batched_tokens",
-    "block_size",
-    "enable_prefix_caching",
-];
+pub const TRACKED_SETTINGS: [&str; 4] =
+    ["max_num_seqs", "max_num_batched_tokens", "block_size", "enable_prefix_caching"];
 
 /// Where one setting of one point came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -74,12 +70,7 @@ pub fn vllm_defaults(device_name: &str, memory_gib: f64) -> VllmDefaults {
     } else {
         (256, 2048)
     };
-    VllmDefaults {
-        max_num_seqs,
-        max_num_batched_tokens,
-        block_size: 16,
-        enable_prefix_caching: true,
-    }
+    VllmDefaults { max_num_seqs, max_num_batched_tokens, block_size: 16, enable_prefix_caching: true }
 }
 
 /// Where a device's memory figure came from.
@@ -118,15 +109,10 @@ pub fn public_memory_gb(device: &str) -> Option<f64> {
 /// The catalog's figure when there is one, else the public fact converted from GB to GiB.
 pub fn device_memory(device: &str, catalog_gib: Option<f64>) -> Option<DeviceMemory> {
     if let Some(gib) = catalog_gib {
-        return Some(DeviceMemory {
-            gib,
-            source: MemorySource::Catalog,
-        });
+        return Some(DeviceMemory { gib, source: MemorySource::Catalog });
     }
-    public_memory_gb(device).map(|gb| DeviceMemory {
-        gib: gb * 1e9 / (1u64 << 30) as f64,
-        source: MemorySource::PublicFact,
-    })
+    public_memory_gb(device)
+        .map(|gb| DeviceMemory { gib: gb * 1e9 / (1u64 << 30) as f64, source: MemorySource::PublicFact })
 }
 
 /// The tiers of the headline table; each contains the next (STRICT within
@@ -202,16 +188,10 @@ pub fn sweep_tier(sweep: &SweepSettings, expressible: &BTreeSet<String>) -> Opti
     if !sweep.recorded_at_every_point() || !sweep.inexpressible(expressible).is_empty() {
         return Some(Tier::All);
     }
-    let all_tracked_passed = sweep
-        .passed_keys
-        .iter()
-        .flatten()
-        .all(|keys| TRACKED_SETTINGS.iter().all(|field| keys.contains(*field)));
-    Some(if all_tracked_passed {
-        Tier::Strict
-    } else {
-        Tier::MeasuredOrResolved
-    })
+    let all_tracked_passed = sweep.passed_keys.iter().flatten().all(|keys| {
+        TRACKED_SETTINGS.iter().all(|field| keys.contains(*field))
+    });
+    Some(if all_tracked_passed { Tier::Strict } else { Tier::MeasuredOrResolved })
 }
 
 /// True when a sweep whose tightest tier is `best` counts in `tier`.
@@ -264,12 +244,7 @@ mod tests {
 
     /// The engine keys the team's scenario files carry, plus the tracked settings.
     fn expressible() -> BTreeSet<String> {
-        let mut k = keys(&[
-            "model",
-            "max_model_len",
-            "gpu_memory_utilization",
-            "enable_expert_parallel",
-        ]);
+        let mut k = keys(&["model", "max_model_len", "gpu_memory_utilization", "enable_expert_parallel"]);
         k.extend(TRACKED_SETTINGS.iter().map(|s| s.to_string()));
         k
     }
@@ -316,40 +291,17 @@ mod tests {
             passed_keys: passed.into_iter().map(|p| p.map(keys)).collect(),
         };
         let some = ["max_num_seqs", "model", "max_model_len"];
-        let all4 = [
-            "max_num_seqs",
-            "max_num_batched_tokens",
-            "block_size",
-            "enable_prefix_caching",
-        ];
+        let all4 = ["max_num_seqs", "max_num_batched_tokens", "block_size", "enable_prefix_caching"];
         let capture = ["max_num_seqs", "max_cudagraph_capture_size"];
-        assert_eq!(
-            sweep_tier(&sweep(vec![Some(&some), Some(&some)]), &x),
-            Some(Tier::MeasuredOrResolved)
-        );
-        assert_eq!(
-            sweep_tier(&sweep(vec![Some(&all4), Some(&all4)]), &x),
-            Some(Tier::Strict)
-        );
-        assert_eq!(
-            sweep_tier(&sweep(vec![Some(&all4), Some(&some)]), &x),
-            Some(Tier::MeasuredOrResolved)
-        );
+        assert_eq!(sweep_tier(&sweep(vec![Some(&some), Some(&some)]), &x), Some(Tier::MeasuredOrResolved));
+        assert_eq!(sweep_tier(&sweep(vec![Some(&all4), Some(&all4)]), &x), Some(Tier::Strict));
+        assert_eq!(sweep_tier(&sweep(vec![Some(&all4), Some(&some)]), &x), Some(Tier::MeasuredOrResolved));
         // one point passing a key the schema cannot express demotes the whole sweep
-        assert_eq!(
-            sweep_tier(&sweep(vec![Some(&all4), Some(&capture)]), &x),
-            Some(Tier::All)
-        );
+        assert_eq!(sweep_tier(&sweep(vec![Some(&all4), Some(&capture)]), &x), Some(Tier::All));
         // no record (anywhere, or at one point): settings unknown, ALL only
         assert_eq!(sweep_tier(&sweep(vec![None, None]), &x), Some(Tier::All));
-        assert_eq!(
-            sweep_tier(&sweep(vec![Some(&some), None]), &x),
-            Some(Tier::All)
-        );
-        let other = SweepSettings {
-            is_vllm: false,
-            passed_keys: vec![Some(keys(&all4))],
-        };
+        assert_eq!(sweep_tier(&sweep(vec![Some(&some), None]), &x), Some(Tier::All));
+        let other = SweepSettings { is_vllm: false, passed_keys: vec![Some(keys(&all4))] };
         assert_eq!(sweep_tier(&other, &x), None);
         assert_eq!(
             sweep(vec![Some(&capture)]).inexpressible(&x),

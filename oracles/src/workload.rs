@@ -102,9 +102,7 @@ pub struct Lengths {
 #[derive(Clone, Debug, PartialEq)]
 pub enum DrawError {
     /// `int(len * ratio)` would raise in Python.
-    Ratio {
-        ratio: f64,
-    },
+    Ratio { ratio: f64 },
     Randint(RandintError),
 }
 
@@ -130,8 +128,7 @@ pub fn draw(params: &Params, point: &Point) -> Result<Lengths, DrawError> {
     rs.randint(0, 1, 0).map_err(DrawError::Randint)?;
     let mut lengths = |len: u32| -> Result<Vec<i64>, DrawError> {
         let low = lower_bound(len, ratio).ok_or(DrawError::Ratio { ratio })?;
-        rs.randint(i128::from(low), i128::from(len) + 1, n)
-            .map_err(DrawError::Randint)
+        rs.randint(i128::from(low), i128::from(len) + 1, n).map_err(DrawError::Randint)
     };
     let input = lengths(point.isl)?;
     let output = lengths(point.osl)?;
@@ -142,11 +139,7 @@ pub fn draw(params: &Params, point: &Point) -> Result<Lengths, DrawError> {
 mod tests {
     use super::*;
 
-    const P1K1K_C1: Point = Point {
-        isl: 1024,
-        osl: 1024,
-        concurrency: 1,
-    };
+    const P1K1K_C1: Point = Point { isl: 1024, osl: 1024, concurrency: 1 };
 
     #[test]
     fn lower_bound_is_pythons_float_truncation() {
@@ -160,48 +153,17 @@ mod tests {
     #[test]
     fn labels_follow_inferencex() {
         assert_eq!(P1K1K_C1.label(), "1k1k-c1");
-        assert_eq!(
-            Point {
-                isl: 1024,
-                osl: 8192,
-                concurrency: 64
-            }
-            .label(),
-            "1k8k-c64"
-        );
-        assert_eq!(
-            Point {
-                isl: 8192,
-                osl: 1024,
-                concurrency: 512
-            }
-            .label(),
-            "8k1k-c512"
-        );
-        assert_eq!(
-            Point {
-                isl: 1000,
-                osl: 1024,
-                concurrency: 2
-            }
-            .label(),
-            "1000x1k-c2"
-        );
+        assert_eq!(Point { isl: 1024, osl: 8192, concurrency: 64 }.label(), "1k8k-c64");
+        assert_eq!(Point { isl: 8192, osl: 1024, concurrency: 512 }.label(), "8k1k-c512");
+        assert_eq!(Point { isl: 1000, osl: 1024, concurrency: 2 }.label(), "1000x1k-c2");
     }
 
     #[test]
     fn first_inputs_at_1k1k_are_numpys_seed0_draws() {
         // REFERENCE.md section 1: the first ten at 1024:1024.
-        let point = Point {
-            isl: 1024,
-            osl: 1024,
-            concurrency: 1,
-        };
+        let point = Point { isl: 1024, osl: 1024, concurrency: 1 };
         let lengths = draw(&Params::inferencex(0), &point).unwrap();
-        assert_eq!(
-            lengths.input,
-            vec![991, 866, 936, 1011, 886, 1014, 922, 828, 840, 855]
-        );
+        assert_eq!(lengths.input, vec![991, 866, 936, 1011, 886, 1014, 922, 828, 840, 855]);
         assert_eq!(lengths.output.len(), 10);
     }
 
@@ -209,14 +171,7 @@ mod tests {
     fn outputs_start_after_all_inputs_so_they_depend_on_concurrency() {
         let params = Params::inferencex(0);
         let c1 = draw(&params, &P1K1K_C1).unwrap();
-        let c2 = draw(
-            &params,
-            &Point {
-                concurrency: 2,
-                ..P1K1K_C1
-            },
-        )
-        .unwrap();
+        let c2 = draw(&params, &Point { concurrency: 2, ..P1K1K_C1 }).unwrap();
         assert_eq!(c1.input[..], c2.input[..10], "same seed, same input prefix");
         assert_ne!(c1.output[..], c2.output[..10]);
         let mut rs = RandomState::seed(0);
@@ -226,11 +181,7 @@ mod tests {
 
     #[test]
     fn lengths_stay_inside_the_inclusive_bounds() {
-        let point = Point {
-            isl: 8192,
-            osl: 1024,
-            concurrency: 64,
-        };
+        let point = Point { isl: 8192, osl: 1024, concurrency: 64 };
         let lengths = draw(&Params::inferencex(3), &point).unwrap();
         assert!(lengths.input.iter().all(|l| (6553..=8192).contains(l)));
         assert!(lengths.output.iter().all(|l| (819..=1024).contains(l)));

@@ -53,12 +53,8 @@ impl RunArgs {
     /// The run options, or a refusal naming the missing input (binary, catalog, registry).
     pub fn options(&self, inputs: &Inputs, needed_for: &str) -> Result<RunOptions, TaskError> {
         let binary = blis::binary::require(inputs, needed_for)?;
-        let catalog = inputs
-            .require_dir(InputKind::Catalog, needed_for)?
-            .to_path_buf();
-        let registry = inputs
-            .require_dir(InputKind::Registry, needed_for)?
-            .to_path_buf();
+        let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
+        let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
         let mut opts = RunOptions::new(binary, catalog, registry);
         if let Some(root) = &self.blis_root {
             opts.blis_root = root.clone();
@@ -67,10 +63,7 @@ impl RunArgs {
             opts.workers = jobs.max(1);
         }
         opts.timeout = Duration::from_secs(self.timeout);
-        let dir = self
-            .cache_dir
-            .clone()
-            .unwrap_or_else(blis::default_cache_dir);
+        let dir = self.cache_dir.clone().unwrap_or_else(blis::default_cache_dir);
         opts.cache = match (self.no_cache, self.cache_only) {
             (true, _) => CacheMode::Off,
             (false, true) => CacheMode::ReadOnly(dir),
@@ -116,28 +109,18 @@ pub enum Command {
 
 pub fn run(cmd: Command) -> Result<u8> {
     match cmd {
-        Command::Run {
-            points,
-            run,
-            inputs,
-        } => run_file(&points, &run, &inputs.resolve()),
-        Command::Determinism { inputs } => {
-            finish(blis::task_determinism(&inputs.resolve()).map(|out| {
-                print!("{}", out.report);
-                out.values.get("bit_identical") == Some(&harness::task::Value::Check(true))
-            }))
-        }
+        Command::Run { points, run, inputs } => run_file(&points, &run, &inputs.resolve()),
+        Command::Determinism { inputs } => finish(blis::task_determinism(&inputs.resolve()).map(|out| {
+            print!("{}", out.report);
+            out.values.get("bit_identical") == Some(&harness::task::Value::Check(true))
+        })),
         Command::Sensitivity { run, inputs } => {
             let inputs = inputs.resolve();
-            finish(
-                run.options(&inputs, "the BLIS sensitivity table")
-                    .and_then(|opts| {
-                        let out = blis::arm::task_sensitivity_with(&inputs, Some(opts))?;
-                        print!("{}", out.report);
-                        Ok(out.values.get("rows_agree_on_n")
-                            == Some(&harness::task::Value::Check(true)))
-                    }),
-            )
+            finish(run.options(&inputs, "the BLIS sensitivity table").and_then(|opts| {
+                let out = blis::arm::task_sensitivity_with(&inputs, Some(opts))?;
+                print!("{}", out.report);
+                Ok(out.values.get("rows_agree_on_n") == Some(&harness::task::Value::Check(true)))
+            }))
         }
         Command::Double => {
             println!("{}", blis::double::build()?.display());
@@ -159,32 +142,27 @@ fn finish(result: Result<bool, TaskError>) -> Result<u8> {
 }
 
 fn run_file(path: &std::path::Path, args: &RunArgs, inputs: &Inputs) -> Result<u8> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let de = &mut serde_json::Deserializer::from_str(&text);
     let mut points: Vec<PointSpec> = serde_path_to_error::deserialize(de)
         .map_err(|e| anyhow::anyhow!("{}: at `{}`: {}", path.display(), e.path(), e.inner()))?;
     let relative = points.iter().any(|p| p.scenario_file.is_relative());
     if relative {
-        let scenarios =
-            match inputs.require_dir(InputKind::Scenarios, "points with relative scenario files") {
-                Ok(dir) => dir.to_path_buf(),
-                Err(r) => return finish(Err(r.into())),
-            };
+        let scenarios = match inputs.require_dir(InputKind::Scenarios, "points with relative scenario files") {
+            Ok(dir) => dir.to_path_buf(),
+            Err(r) => return finish(Err(r.into())),
+        };
         for p in &mut points {
             if p.scenario_file.is_relative() {
                 p.scenario_file = scenarios.join(&p.scenario_file);
             }
         }
     }
-    finish(
-        args.options(inputs, "running BLIS points")
-            .and_then(|opts| {
-                let report = blis::run_points(&points, &opts)?;
-                print!("{}", blis::render_outcomes(&report.outcomes));
-                Ok(report.summary.failed == 0)
-            }),
-    )
+    finish(args.options(inputs, "running BLIS points").and_then(|opts| {
+        let report = blis::run_points(&points, &opts)?;
+        print!("{}", blis::render_outcomes(&report.outcomes));
+        Ok(report.summary.failed == 0)
+    }))
 }
 
 /// The BLIS column of `cargo xtask score --blis PATH`: every point of the selected sweeps, run

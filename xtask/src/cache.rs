@@ -41,21 +41,11 @@ pub fn run(cmd: Command) -> Result<u8> {
         Command::Stats { dir } => {
             let dir = dir.unwrap_or_else(default_cache_dir);
             let stats = cache::stats(&dir)?;
-            println!(
-                "{}: {} entries, {} bytes, {} corrupt",
-                harness::paths::display(&dir),
-                stats.entries,
-                stats.bytes,
-                stats.corrupt.len()
-            );
+            println!("{}: {} entries, {} bytes, {} corrupt", harness::paths::display(&dir), stats.entries, stats.bytes, stats.corrupt.len());
             for path in &stats.corrupt {
                 println!("corrupt: {}", harness::paths::display(path));
             }
-            Ok(if stats.corrupt.is_empty() {
-                exit::OK
-            } else {
-                exit::FAILED
-            })
+            Ok(if stats.corrupt.is_empty() { exit::OK } else { exit::FAILED })
         }
     }
 }

@@ -86,11 +86,7 @@ fn run_verify(args: VerifyArgs) -> Result<u8> {
         blis: None,
     });
     if let Some(testdata) = &args.testdata {
-        for slot in [
-            &mut inputs.catalog,
-            &mut inputs.registry,
-            &mut inputs.scenarios,
-        ] {
+        for slot in [&mut inputs.catalog, &mut inputs.registry, &mut inputs.scenarios] {
             if let Some(input) = slot.as_mut().filter(|i| i.origin == Origin::Vendored) {
                 input.path = testdata.join(lock::file::section_name(input.kind));
             }
@@ -123,11 +119,7 @@ fn run_diff(args: DiffArgs) -> Result<u8> {
     ] {
         let Some(dir) = dir else { continue };
         if !dir.is_dir() {
-            eprintln!(
-                "error: {} {} is not a directory",
-                kind.flag(),
-                dir.display()
-            );
+            eprintln!("error: {} {} is not a directory", kind.flag(), dir.display());
             return Ok(exit::REFUSED);
         }
         let upstream = lock.get(kind);
@@ -160,9 +152,6 @@ fn run_update(args: UpdateArgs) -> Result<u8> {
             println!("  ~ {p}");
         }
     }
-    println!(
-        "wrote {}; review the change with `git diff`",
-        harness::paths::display(&lock_path)
-    );
+    println!("wrote {}; review the change with `git diff`", harness::paths::display(&lock_path));
     Ok(exit::OK)
 }

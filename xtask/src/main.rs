@@ -19,10 +19,7 @@ use harness::task::exit;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    name = "cargo xtask",
-    about = "Reproduce and audit BLIS's published accuracy figures"
-)]
+#[command(name = "cargo xtask", about = "Reproduce and audit BLIS's published accuracy figures")]
 struct Cli {
     #[command(subcommand)]
     task: Task,
@@ -62,11 +59,7 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
-            let code = if err.use_stderr() {
-                exit::USAGE
-            } else {
-                exit::OK
-            };
+            let code = if err.use_stderr() { exit::USAGE } else { exit::OK };
             let _ = err.print();
             return ExitCode::from(code);
         }

@@ -36,19 +36,13 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<u8> {
     let manifest_path = args.manifest.clone().unwrap_or_else(gate::manifest_path);
-    let cx = Context {
-        inputs: args.inputs.resolve(),
-        manifest: manifest_path.clone(),
-    };
+    let cx = Context { inputs: args.inputs.resolve(), manifest: manifest_path.clone() };
     if let Some(task) = &args.render_task {
         print!("{}", InProcess(&cx).render(task)?);
         return Ok(exit::OK);
     }
     let manifest = Manifest::load(&manifest_path)?;
-    let renderer = ChildProcess {
-        args: &args,
-        manifest: &manifest_path,
-    };
+    let renderer = ChildProcess { args: &args, manifest: &manifest_path };
     let on_terminal = std::io::stderr().is_terminal();
     let mut progress = |done: usize, total: usize, task: &str| {
         if on_terminal {
@@ -62,11 +56,7 @@ pub fn run(args: Args) -> Result<u8> {
     let options = gate::GateOptions { only: &args.only };
     let results = gate::evaluate(&manifest, &cx, &renderer, &options, &mut progress);
     if results.is_empty() {
-        anyhow::bail!(
-            "--only {} selects no figure of {}",
-            args.only.join(" "),
-            manifest_path.display()
-        );
+        anyhow::bail!("--only {} selects no figure of {}", args.only.join(" "), manifest_path.display());
     }
     print!("{}", report::text(&results));
     if let Some(path) = &args.report_json {
@@ -95,11 +85,7 @@ impl Renderer for ChildProcess<'_> {
     fn render(&self, task: &str) -> Result<String> {
         let exe = std::env::current_exe().context("locating the xtask binary")?;
         let mut cmd = Command::new(exe);
-        cmd.arg("reproduce")
-            .arg("--render-task")
-            .arg(task)
-            .arg("--manifest")
-            .arg(self.manifest);
+        cmd.arg("reproduce").arg("--render-task").arg(task).arg("--manifest").arg(self.manifest);
         let i = &self.args.inputs;
         for (flag, value) in [
             ("--measurements", &i.measurements),
@@ -112,9 +98,7 @@ impl Renderer for ChildProcess<'_> {
                 cmd.arg(flag).arg(v);
             }
         }
-        let out = cmd
-            .output()
-            .with_context(|| format!("starting a process to render `{task}`"))?;
+        let out = cmd.output().with_context(|| format!("starting a process to render `{task}`"))?;
         if !out.status.success() {
             anyhow::bail!(
                 "rendering `{task}` exited with {}: {}",

@@ -50,32 +50,20 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<(), TaskEr
     // Refuse before any work when --gaps cannot be honoured.
     let trees = match &args.gaps {
         Some(_) => Some((
-            inputs
-                .require_dir(InputKind::Catalog, "--gaps")?
-                .to_path_buf(),
-            inputs
-                .require_dir(InputKind::Registry, "--gaps")?
-                .to_path_buf(),
+            inputs.require_dir(InputKind::Catalog, "--gaps")?.to_path_buf(),
+            inputs.require_dir(InputKind::Registry, "--gaps")?.to_path_buf(),
         )),
         None => None,
     };
     let (corpora, scenarios) = score::load_inputs(inputs)?;
-    let selection = score::Selection {
-        framework: args.framework.clone(),
-        config_tier: args.config_tier,
-    };
+    let selection = score::Selection { framework: args.framework.clone(), config_tier: args.config_tier };
     let blis_arm = match inputs.get(InputKind::Blis) {
-        Some(_) => Some(crate::blis::score_arm(
-            &args.blis, inputs, &corpora, &scenarios, &selection,
-        )?),
+        Some(_) => Some(crate::blis::score_arm(&args.blis, inputs, &corpora, &scenarios, &selection)?),
         None => None,
     };
     let arms = score::headline_arms(&corpora.e2e, blis_arm);
     let scored = score::score(&corpora, &scenarios, &arms, &selection);
-    let catalog = inputs
-        .get(InputKind::Catalog)
-        .map(|c| c.path.as_path())
-        .filter(|p| p.is_dir());
+    let catalog = inputs.get(InputKind::Catalog).map(|c| c.path.as_path()).filter(|p| p.is_dir());
     let text = format!(
         "{}\n{}",
         score::render::report(&scored),

@@ -33,10 +33,7 @@ pub fn run(args: Args) -> Result<u8> {
         None => vendor::vendor_fetched(&lock, &testdata)?,
     };
     for v in &done {
-        let u = lock
-            .vendored()
-            .find(|u| u.name() == v.name)
-            .expect("vendored from the lock");
+        let u = lock.vendored().find(|u| u.name() == v.name).expect("vendored from the lock");
         println!(
             "{}: vendored {} files from {}@{}",
             harness::paths::display(&v.dest),

@@ -17,17 +17,8 @@ impl Checkout {
         for sub in ["scenarios", "catalog", "registry"] {
             std::fs::create_dir_all(dir.path().join(sub)).unwrap();
         }
-        std::fs::write(
-            dir.path().join("scenarios/synthetic.yaml"),
-            double::SYNTHETIC_SCENARIO,
-        )
-        .unwrap();
-        let engine = EngineSettings {
-            max_num_seqs: 64,
-            max_num_batched_tokens: 2048,
-            block_size: 16,
-            enable_prefix_caching: true,
-        };
+        std::fs::write(dir.path().join("scenarios/synthetic.yaml"), double::SYNTHETIC_SCENARIO).unwrap();
+        let engine = EngineSettings { max_num_seqs: 64, max_num_batched_tokens: 2048, block_size: 16, enable_prefix_caching: true };
         let points: Vec<PointSpec> = [1u32, 2, 4, 8, 16]
             .iter()
             .map(|&c| PointSpec {
@@ -42,11 +33,7 @@ impl Checkout {
                 output_lens: (0..10 * c).map(|i| 20 + i % 13).collect(),
             })
             .collect();
-        std::fs::write(
-            dir.path().join("points.json"),
-            serde_json::to_string(&points).unwrap(),
-        )
-        .unwrap();
+        std::fs::write(dir.path().join("points.json"), serde_json::to_string(&points).unwrap()).unwrap();
         Checkout { dir }
     }
 
@@ -61,14 +48,9 @@ impl Checkout {
 
     fn run_points_std(&self, extra: &[&str]) -> std::process::Command {
         let mut cmd = xtask_std(self.dir.path());
-        cmd.args(["blis", "run", "--points"])
-            .arg(self.path("points.json"));
+        cmd.args(["blis", "run", "--points"]).arg(self.path("points.json"));
         cmd.arg("--blis").arg(double::build().unwrap());
-        for (flag, sub) in [
-            ("--scenarios", "scenarios"),
-            ("--catalog", "catalog"),
-            ("--registry", "registry"),
-        ] {
+        for (flag, sub) in [("--scenarios", "scenarios"), ("--catalog", "catalog"), ("--registry", "registry")] {
             cmd.arg(flag).arg(self.path(sub));
         }
         cmd.args(extra);
@@ -105,10 +87,7 @@ fn sharded_runs_merged_print_the_unsharded_table() {
     let shards = [checkout.path("shard1"), checkout.path("shard2")];
     for (i, dir) in shards.iter().enumerate() {
         let shard = format!("{}/2", i + 1);
-        checkout
-            .run_points(&["--shard", &shard, "--cache-dir", dir.to_str().unwrap()])
-            .assert()
-            .success();
+        checkout.run_points(&["--shard", &shard, "--cache-dir", dir.to_str().unwrap()]).assert().success();
     }
     let merged = checkout.path("merged");
     xtask(checkout.dir.path())
@@ -119,15 +98,9 @@ fn sharded_runs_merged_print_the_unsharded_table() {
         .assert()
         .success()
         .stdout(contains("5 entries copied"));
-    let from_cache =
-        stdout(checkout.run_points(&["--cache-only", "--cache-dir", merged.to_str().unwrap()]));
+    let from_cache = stdout(checkout.run_points(&["--cache-only", "--cache-dir", merged.to_str().unwrap()]));
     assert_eq!(from_cache, unsharded);
-    xtask(checkout.dir.path())
-        .args(["cache", "stats"])
-        .arg(&merged)
-        .assert()
-        .success()
-        .stdout(contains("5 entries"));
+    xtask(checkout.dir.path()).args(["cache", "stats"]).arg(&merged).assert().success().stdout(contains("5 entries"));
 }
 
 #[test]
@@ -146,8 +119,7 @@ fn a_failing_point_exits_1_and_is_listed_with_its_stderr() {
 fn a_missing_binary_is_refused_with_exit_2_naming_the_flag() {
     let checkout = Checkout::new();
     let mut cmd = xtask(checkout.dir.path());
-    cmd.args(["blis", "run", "--points"])
-        .arg(checkout.path("points.json"));
+    cmd.args(["blis", "run", "--points"]).arg(checkout.path("points.json"));
     cmd.arg("--blis").arg(checkout.path("no-such-blis"));
     cmd.arg("--scenarios").arg(checkout.path("scenarios"));
     cmd.assert().code(2).stderr(contains("--blis"));
@@ -156,27 +128,15 @@ fn a_missing_binary_is_refused_with_exit_2_naming_the_flag() {
 #[test]
 fn a_bad_shard_is_a_usage_error() {
     let checkout = Checkout::new();
-    checkout
-        .run_points(&["--shard", "3/2"])
-        .assert()
-        .code(64)
-        .stderr(contains("1 <= I <= N"));
+    checkout.run_points(&["--shard", "3/2"]).assert().code(64).stderr(contains("1 <= I <= N"));
 }
 
 #[test]
 fn merging_a_corrupt_entry_fails() {
     let checkout = Checkout::new();
     let dir = checkout.path("c");
-    checkout
-        .run_points(&["--cache-dir", dir.to_str().unwrap()])
-        .assert()
-        .success();
-    let entry = harness::blis::Cache::new(&dir)
-        .entries()
-        .unwrap()
-        .into_values()
-        .next()
-        .unwrap();
+    checkout.run_points(&["--cache-dir", dir.to_str().unwrap()]).assert().success();
+    let entry = harness::blis::Cache::new(&dir).entries().unwrap().into_values().next().unwrap();
     std::fs::write(&entry, "{}").unwrap();
     xtask(checkout.dir.path())
         .args(["cache", "merge"])
@@ -215,12 +175,7 @@ fn a_run_killed_midway_leaves_a_consistent_cache() {
     let points: Vec<PointSpec> = (0..40u32)
         .map(|i| PointSpec {
             scenario_file: "synthetic.yaml".into(),
-            engine: EngineSettings {
-                max_num_seqs: 8,
-                max_num_batched_tokens: 256,
-                block_size: 16,
-                enable_prefix_caching: true,
-            },
+            engine: EngineSettings { max_num_seqs: 8, max_num_batched_tokens: 256, block_size: 16, enable_prefix_caching: true },
             isl: 1024,
             osl: 256,
             concurrency: 8,
@@ -229,11 +184,7 @@ fn a_run_killed_midway_leaves_a_consistent_cache() {
             output_lens: (0..80).map(|k| 200 + (k * 3 + i) % 50).collect(),
         })
         .collect();
-    std::fs::write(
-        checkout.path("points.json"),
-        serde_json::to_string(&points).unwrap(),
-    )
-    .unwrap();
+    std::fs::write(checkout.path("points.json"), serde_json::to_string(&points).unwrap()).unwrap();
     let cache = checkout.path("c");
     let mut child = checkout
         .run_points_std(&["--jobs", "2", "--cache-dir", cache.to_str().unwrap()])
@@ -242,30 +193,15 @@ fn a_run_killed_midway_leaves_a_consistent_cache() {
         .spawn()
         .unwrap();
     let started = std::time::Instant::now();
-    while harness::blis::Cache::new(&cache)
-        .entries()
-        .map_or(0, |e| e.len())
-        < 2
-    {
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(120),
-            "no entry written"
-        );
+    while harness::blis::Cache::new(&cache).entries().map_or(0, |e| e.len()) < 2 {
+        assert!(started.elapsed() < std::time::Duration::from_secs(120), "no entry written");
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     child.kill().unwrap(); // SIGKILL: harsher than Ctrl-C, nothing gets to clean up
     child.wait().unwrap();
     let written = harness::blis::Cache::new(&cache).entries().unwrap().len();
-    assert!(
-        written < points.len(),
-        "the kill came too late to test anything ({written} entries)"
-    );
-    xtask(checkout.dir.path())
-        .args(["cache", "stats"])
-        .arg(&cache)
-        .assert()
-        .success()
-        .stdout(contains(" 0 corrupt"));
+    assert!(written < points.len(), "the kill came too late to test anything ({written} entries)");
+    xtask(checkout.dir.path()).args(["cache", "stats"]).arg(&cache).assert().success().stdout(contains(" 0 corrupt"));
     let resumed = stdout(checkout.run_points(&["--cache-dir", cache.to_str().unwrap()]));
     assert_eq!(resumed, stdout(checkout.run_points(&["--no-cache"])));
 }

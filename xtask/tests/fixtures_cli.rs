@@ -51,9 +51,7 @@ fn small_corpus() -> TempDir {
 #[test]
 fn oracle_randint_prints_numpys_seed0_values_on_one_line() {
     xtask()
-        .args([
-            "oracle", "randint", "--seed", "0", "--low", "819", "--high", "1025", "--size", "5",
-        ])
+        .args(["oracle", "randint", "--seed", "0", "--low", "819", "--high", "1025", "--size", "5"])
         .assert()
         .success()
         .stdout("991 866 936 1011 886\n");
@@ -63,14 +61,7 @@ fn oracle_randint_prints_numpys_seed0_values_on_one_line() {
 fn oracle_randint_takes_the_full_int64_span() {
     // numpy: np.random.seed(0); np.random.randint(-2**63, 2**63, size=2)
     xtask()
-        .args([
-            "oracle",
-            "randint",
-            "--seed",
-            "0",
-            "--low",
-            "-9223372036854775808",
-        ])
+        .args(["oracle", "randint", "--seed", "0", "--low", "-9223372036854775808"])
         .args(["--high", "9223372036854775808", "--size", "2"])
         .assert()
         .success()
@@ -80,9 +71,7 @@ fn oracle_randint_takes_the_full_int64_span() {
 #[test]
 fn oracle_randint_size_zero_prints_nothing_even_for_an_empty_range() {
     xtask()
-        .args([
-            "oracle", "randint", "--seed", "0", "--low", "5", "--high", "5", "--size", "0",
-        ])
+        .args(["oracle", "randint", "--seed", "0", "--low", "5", "--high", "5", "--size", "0"])
         .assert()
         .success()
         .stdout("\n");
@@ -91,9 +80,7 @@ fn oracle_randint_size_zero_prints_nothing_even_for_an_empty_range() {
 #[test]
 fn oracle_randint_empty_range_fails_with_numpys_message() {
     xtask()
-        .args([
-            "oracle", "randint", "--seed", "0", "--low", "5", "--high", "5", "--size", "1",
-        ])
+        .args(["oracle", "randint", "--seed", "0", "--low", "5", "--high", "5", "--size", "1"])
         .assert()
         .code(1)
         .stdout("")
@@ -149,12 +136,7 @@ fn oracle_randint_streamed_in_steps_is_the_one_call_draw() {
 
 #[test]
 fn oracle_randint_without_a_seed_is_a_usage_error() {
-    xtask()
-        .args([
-            "oracle", "randint", "--low", "0", "--high", "5", "--size", "1",
-        ])
-        .assert()
-        .code(64);
+    xtask().args(["oracle", "randint", "--low", "0", "--high", "5", "--size", "1"]).assert().code(64);
 }
 
 #[test]
@@ -162,15 +144,9 @@ fn fixtures_check_prints_29_points_match_for_each_seed() {
     let assert = xtask().args(["fixtures", "check"]).assert().success();
     let stdout = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
     for seed in 0..5 {
-        assert!(
-            stdout.contains(&format!("seed{seed}: 29 points match")),
-            "{stdout}"
-        );
+        assert!(stdout.contains(&format!("seed{seed}: 29 points match")), "{stdout}");
     }
-    assert!(
-        stdout.contains("points: derivation not checked"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("points: derivation not checked"), "{stdout}");
 }
 
 #[test]
@@ -178,17 +154,9 @@ fn fixtures_check_names_seed_point_index_and_both_values_and_writes_nothing() {
     let dir = fixture_copy();
     let path = dir.path().join("seed2.json");
     let mut fixture = file::load(&path).unwrap();
-    let point = fixture
-        .points
-        .iter_mut()
-        .find(|p| p.point.label() == "8k1k-c4")
-        .unwrap();
+    let point = fixture.points.iter_mut().find(|p| p.point.label() == "8k1k-c4").unwrap();
     let committed = point.input_lens[5];
-    point.input_lens[5] = if committed == 8192 {
-        8191
-    } else {
-        committed + 1
-    };
+    point.input_lens[5] = if committed == 8192 { 8191 } else { committed + 1 };
     let tampered_value = point.input_lens[5];
     std::fs::write(&path, file::render(&fixture)).unwrap();
     let before = std::fs::read(&path).unwrap();
@@ -202,11 +170,7 @@ fn fixtures_check_names_seed_point_index_and_both_values_and_writes_nothing() {
         .stderr(predicate::str::contains(format!(
             "seed 2, point 8k1k-c4: input_lens[5]: file has {tampered_value}, numpy's draw is {committed}"
         )));
-    assert_eq!(
-        std::fs::read(&path).unwrap(),
-        before,
-        "check must not rewrite the file"
-    );
+    assert_eq!(std::fs::read(&path).unwrap(), before, "check must not rewrite the file");
 }
 
 #[test]
@@ -214,19 +178,13 @@ fn fixtures_check_refuses_a_malformed_file_naming_file_point_and_reason() {
     let dir = fixture_copy();
     let path = dir.path().join("seed4.json");
     let text = std::fs::read_to_string(&path).unwrap();
-    std::fs::write(
-        &path,
-        text.replacen("\"concurrency\": 1,", "\"concurrency\": 1, \"note\": 1,", 1),
-    )
-    .unwrap();
+    std::fs::write(&path, text.replacen("\"concurrency\": 1,", "\"concurrency\": 1, \"note\": 1,", 1)).unwrap();
     xtask()
         .args(["fixtures", "check", "--dir"])
         .arg(dir.path())
         .assert()
         .code(1)
-        .stderr(predicate::str::contains(
-            "seed4.json: point 1k1k-c1 (points[0]):",
-        ))
+        .stderr(predicate::str::contains("seed4.json: point 1k1k-c1 (points[0]):"))
         .stderr(predicate::str::contains("unknown field `note`"));
 }
 
@@ -236,10 +194,7 @@ fn fixtures_points_without_a_corpus_is_refused_naming_flag_and_variable() {
         .args(["fixtures", "points"])
         .assert()
         .code(2)
-        .stderr(
-            predicate::str::contains("--measurements")
-                .and(predicate::str::contains("BLIS_MEASUREMENTS")),
-        );
+        .stderr(predicate::str::contains("--measurements").and(predicate::str::contains("BLIS_MEASUREMENTS")));
 }
 
 #[test]
@@ -253,16 +208,10 @@ fn points_generate_check_round_trip_on_a_small_corpus() {
         .arg(corpus.path())
         .assert()
         .success()
-        .stdout(predicate::str::contains(
-            "3 points (2 with vllm) over 3 sweeps",
-        ));
+        .stdout(predicate::str::contains("3 points (2 with vllm) over 3 sweeps"));
     let list = points::load(&out.path().join(points::FILE_NAME)).unwrap();
     assert_eq!(list.points.len(), 3);
-    xtask()
-        .args(["fixtures", "generate", "--dir"])
-        .arg(out.path())
-        .assert()
-        .success();
+    xtask().args(["fixtures", "generate", "--dir"]).arg(out.path()).assert().success();
     xtask()
         .args(["fixtures", "check", "--dir"])
         .arg(out.path())
@@ -282,18 +231,13 @@ fn check_fails_when_the_committed_list_no_longer_equals_the_derivation() {
         .arg(corpus.path())
         .assert()
         .code(1)
-        .stderr(predicate::str::contains(
-            "point 1k1k-c4 is committed but no longer derived",
-        ));
+        .stderr(predicate::str::contains("point 1k1k-c4 is committed but no longer derived"));
     xtask()
         .args(["fixtures", "points", "--check", "--measurements"])
         .arg(corpus.path())
         .assert()
         .code(1);
-    assert_eq!(
-        std::fs::read(fixtures::default_dir().join(points::FILE_NAME)).unwrap(),
-        before
-    );
+    assert_eq!(std::fs::read(fixtures::default_dir().join(points::FILE_NAME)).unwrap(), before);
 }
 
 #[test]

@@ -20,19 +20,14 @@ const SOURCE: &[(&str, &str)] = &[
     ("catalog/devices/storage.yaml", "kind: nvme\n"),
     ("catalog/models/glm-5/graph.yaml", "layers: 78\n"),
     ("catalog/models/glm-5/config.json", "{}\n"),
-    (
-        "registry/coefficients/cost-model-attention.yaml",
-        "alpha: 1.5\n",
-    ),
+    ("registry/coefficients/cost-model-attention.yaml", "alpha: 1.5\n"),
     ("scenarios/glm-5-b200-fp4-sglang-tp4.yaml", "model: glm-5\n"),
     ("measurements/scoreable.json", "[]\n"),
 ];
 
 impl Sandbox {
     fn new() -> Sandbox {
-        let s = Sandbox {
-            dir: tempfile::tempdir().unwrap(),
-        };
+        let s = Sandbox { dir: tempfile::tempdir().unwrap() };
         for (rel, text) in SOURCE {
             let path = s.artifacts().join(rel);
             fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -79,9 +74,7 @@ impl Sandbox {
     }
 
     fn locked(self) -> Sandbox {
-        self.lock_cmd("update", &["--from", "artifacts"])
-            .assert()
-            .success();
+        self.lock_cmd("update", &["--from", "artifacts"]).assert().success();
         self
     }
 
@@ -170,22 +163,15 @@ fn verify_fails_naming_the_changed_file() {
         .assert()
         .code(1)
         .stdout(contains("FAILED: 0 of 1 locked files match"))
-        .stdout(contains(
-            "  changed: coefficients/cost-model-attention.yaml (locked ",
-        ))
+        .stdout(contains("  changed: coefficients/cost-model-attention.yaml (locked "))
         .stdout(contains("lock: FAILED (registry)"));
 }
 
 #[test]
 fn verify_of_an_absent_tree_gives_the_vendor_command() {
-    Sandbox::new()
-        .locked()
-        .lock_cmd("verify", &[])
-        .assert()
-        .code(1)
-        .stdout(contains(
-            "FAILED: the vendored tree is absent; run `cargo xtask vendor --from DIR`",
-        ));
+    Sandbox::new().locked().lock_cmd("verify", &[]).assert().code(1).stdout(contains(
+        "FAILED: the vendored tree is absent; run `cargo xtask vendor --from DIR`",
+    ));
 }
 
 #[test]
@@ -218,12 +204,8 @@ fn an_override_variable_changes_what_is_checked_and_says_so() {
         .env("BLIS_CATALOG", "artifacts/catalog")
         .assert()
         .code(0)
-        .stdout(contains(
-            "catalog (override BLIS_CATALOG, not the vendored tree): 4 files match",
-        ))
-        .stderr(contains(
-            "note: catalog read from BLIS_CATALOG=artifacts/catalog",
-        ));
+        .stdout(contains("catalog (override BLIS_CATALOG, not the vendored tree): 4 files match"))
+        .stderr(contains("note: catalog read from BLIS_CATALOG=artifacts/catalog"));
 }
 
 #[test]
@@ -248,39 +230,20 @@ fn vendor_refuses_a_source_that_drifted_and_keeps_the_old_tree() {
 
 #[test]
 fn vendor_needs_a_source() {
-    Sandbox::new()
-        .xtask(&["vendor"])
-        .assert()
-        .code(64)
-        .stderr(contains("--from"));
+    Sandbox::new().xtask(&["vendor"]).assert().code(64).stderr(contains("--from"));
 }
 
 #[test]
 fn diff_lists_what_a_checkout_adds_and_exits_1() {
     let s = Sandbox::new().locked();
-    fs::write(
-        s.path("artifacts/catalog/hardware/h200.yaml"),
-        "name: h200\n",
-    )
-    .unwrap();
-    s.lock_cmd(
-        "diff",
-        &[
-            "--catalog",
-            "artifacts/catalog",
-            "--registry",
-            "artifacts/registry",
-        ],
-    )
-    .assert()
-    .code(1)
-    .stdout(contains("catalog: 4 of 4 locked files match"))
-    .stdout(contains("+ hardware/h200.yaml\n"))
-    .stdout(contains("registry: 1 of 1 locked files match"));
-    assert!(
-        !s.path("testdata").exists(),
-        "diff must not vendor anything"
-    );
+    fs::write(s.path("artifacts/catalog/hardware/h200.yaml"), "name: h200\n").unwrap();
+    s.lock_cmd("diff", &["--catalog", "artifacts/catalog", "--registry", "artifacts/registry"])
+        .assert()
+        .code(1)
+        .stdout(contains("catalog: 4 of 4 locked files match"))
+        .stdout(contains("+ hardware/h200.yaml\n"))
+        .stdout(contains("registry: 1 of 1 locked files match"));
+    assert!(!s.path("testdata").exists(), "diff must not vendor anything");
 }
 
 #[test]
@@ -295,23 +258,17 @@ fn diff_of_an_identical_checkout_exits_0() {
 
 #[test]
 fn diff_without_a_tree_is_a_usage_error() {
-    Sandbox::new()
-        .locked()
-        .lock_cmd("diff", &[])
-        .assert()
-        .code(64);
+    Sandbox::new().locked().lock_cmd("diff", &[]).assert().code(64);
 }
 
 #[test]
 fn a_bad_lock_line_is_named() {
     let s = Sandbox::new().locked();
     let text = fs::read_to_string(s.path("upstream.lock")).unwrap();
-    fs::write(
-        s.path("upstream.lock"),
-        text.replacen("tag = 0.3.0", "tag = 0.3.0\ntag = 0.3.1", 1),
-    )
-    .unwrap();
-    s.lock_cmd("verify", &[]).assert().code(1).stderr(contains(
-        "upstream.lock: line 8: duplicate `tag` in this section",
-    ));
+    fs::write(s.path("upstream.lock"), text.replacen("tag = 0.3.0", "tag = 0.3.0\ntag = 0.3.1", 1))
+        .unwrap();
+    s.lock_cmd("verify", &[])
+        .assert()
+        .code(1)
+        .stderr(contains("upstream.lock: line 8: duplicate `tag` in this section"));
 }

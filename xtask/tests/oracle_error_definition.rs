@@ -20,8 +20,7 @@ const INPUT_VARS: [&str; 6] = [
 /// The command under test, started outside the workspace with no BLIS_* variable leaking in.
 fn error_definition() -> Command {
     let mut cmd = Command::cargo_bin("xtask").expect("xtask binary");
-    cmd.current_dir(std::env::temp_dir())
-        .args(["oracle", "error-definition"]);
+    cmd.current_dir(std::env::temp_dir()).args(["oracle", "error-definition"]);
     for var in INPUT_VARS {
         cmd.env_remove(var);
     }
@@ -29,9 +28,7 @@ fn error_definition() -> Command {
 }
 
 fn measurements() -> Option<PathBuf> {
-    std::env::var_os("BLIS_MEASUREMENTS")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
+    std::env::var_os("BLIS_MEASUREMENTS").filter(|v| !v.is_empty()).map(PathBuf::from)
 }
 
 fn corpus_file(dir: &Path, name: &str) -> Result<PathBuf, Failed> {
@@ -44,27 +41,26 @@ fn corpus_file(dir: &Path, name: &str) -> Result<PathBuf, Failed> {
 }
 
 /// A copy of the real summary with one JSON value replaced.
-fn edited_summary(
-    dir: &Path,
-    pointer: &str,
-    value: serde_json::Value,
-) -> Result<tempfile::NamedTempFile, Failed> {
+fn edited_summary(dir: &Path, pointer: &str, value: serde_json::Value) -> Result<tempfile::NamedTempFile, Failed> {
     let text = std::fs::read_to_string(corpus_file(dir, "aisimulate_summary.json")?)?;
     let mut doc: serde_json::Value = serde_json::from_str(&text)?;
-    *doc.pointer_mut(pointer)
-        .ok_or(format!("{pointer} not in the summary"))? = value;
+    *doc.pointer_mut(pointer).ok_or(format!("{pointer} not in the summary"))? = value;
     let file = tempfile::NamedTempFile::new()?;
     std::fs::write(file.path(), serde_json::to_string(&doc)?)?;
     Ok(file)
 }
 
 fn refuses_without_any_corpus() -> Result<(), Failed> {
-    error_definition().assert().code(2).stdout("").stderr(
-        predicate::str::contains("aisimulate_summary.json")
-            .and(predicate::str::contains("--measurements"))
-            .and(predicate::str::contains("BLIS_MEASUREMENTS"))
-            .and(predicate::function(|s: &str| s.lines().count() == 1)),
-    );
+    error_definition()
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(
+            predicate::str::contains("aisimulate_summary.json")
+                .and(predicate::str::contains("--measurements"))
+                .and(predicate::str::contains("BLIS_MEASUREMENTS"))
+                .and(predicate::function(|s: &str| s.lines().count() == 1)),
+        );
     Ok(())
 }
 
@@ -143,17 +139,12 @@ fn malformed_summary_fails_naming_the_path() -> Result<(), Failed> {
         .arg(file.path())
         .assert()
         .code(1)
-        .stderr(predicate::str::contains(
-            "models[0].rows: NaN or infinite number",
-        ));
+        .stderr(predicate::str::contains("models[0].rows: NaN or infinite number"));
     Ok(())
 }
 
 fn summary_and_measurements_flags_conflict() -> Result<(), Failed> {
-    error_definition()
-        .args(["--summary", "a.json", "--measurements", "dir"])
-        .assert()
-        .code(64);
+    error_definition().args(["--summary", "a.json", "--measurements", "dir"]).assert().code(64);
     Ok(())
 }
 
@@ -173,11 +164,7 @@ fn real_snapshot_reproduces_the_published_tpot_shape(dir: &Path) -> Result<(), F
 }
 
 fn changed_published_total_exits_nonzero(dir: &Path) -> Result<(), Failed> {
-    let copy = edited_summary(
-        dir,
-        "/totals/aisimulate/tpot_shape_error_pct",
-        serde_json::json!(10.15),
-    )?;
+    let copy = edited_summary(dir, "/totals/aisimulate/tpot_shape_error_pct", serde_json::json!(10.15))?;
     error_definition()
         .arg("--summary")
         .arg(copy.path())
@@ -191,19 +178,13 @@ fn changed_published_total_exits_nonzero(dir: &Path) -> Result<(), Failed> {
 }
 
 fn broken_row_sum_exits_nonzero_naming_the_path(dir: &Path) -> Result<(), Failed> {
-    let copy = edited_summary(
-        dir,
-        "/models/3/workloads/0/gpus/1/rows",
-        serde_json::json!(0),
-    )?;
+    let copy = edited_summary(dir, "/models/3/workloads/0/gpus/1/rows", serde_json::json!(0))?;
     error_definition()
         .arg("--summary")
         .arg(copy.path())
         .assert()
         .code(1)
-        .stderr(predicate::str::contains(
-            "models[3].workloads[0].gpus[1].rows: is 0 but the rows of its topologies add up to",
-        ));
+        .stderr(predicate::str::contains("models[3].workloads[0].gpus[1].rows: is 0 but the rows of its topologies add up to"));
     Ok(())
 }
 
@@ -216,9 +197,7 @@ fn measurements_folder_runs_both_audits(dir: &Path) -> Result<(), Failed> {
         .code(0)
         .stdout(
             predicate::str::contains("error-definition audit: aisimulate_summary.json")
-                .and(predicate::str::contains(
-                    "e2e shape audit: aisimulate_e2e.json",
-                ))
+                .and(predicate::str::contains("e2e shape audit: aisimulate_e2e.json"))
                 .and(predicate::str::contains("FLAG definition mismatch")),
         );
     Ok(())
@@ -260,22 +239,10 @@ fn main() {
         ),
     ];
     let corpus: [(&str, CorpusTrial); 4] = [
-        (
-            "real_snapshot_reproduces_the_published_tpot_shape",
-            real_snapshot_reproduces_the_published_tpot_shape,
-        ),
-        (
-            "changed_published_total_exits_nonzero",
-            changed_published_total_exits_nonzero,
-        ),
-        (
-            "broken_row_sum_exits_nonzero_naming_the_path",
-            broken_row_sum_exits_nonzero_naming_the_path,
-        ),
-        (
-            "measurements_folder_runs_both_audits",
-            measurements_folder_runs_both_audits,
-        ),
+        ("real_snapshot_reproduces_the_published_tpot_shape", real_snapshot_reproduces_the_published_tpot_shape),
+        ("changed_published_total_exits_nonzero", changed_published_total_exits_nonzero),
+        ("broken_row_sum_exits_nonzero_naming_the_path", broken_row_sum_exits_nonzero_naming_the_path),
+        ("measurements_folder_runs_both_audits", measurements_folder_runs_both_audits),
     ];
     let dir = measurements();
     if dir.is_none() {

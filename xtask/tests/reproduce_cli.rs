@@ -61,19 +61,13 @@ fn summary_line() -> impl Predicate<str> {
 }
 
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
 /// The committed manifest with one edit, written to a temp file.
 fn edited_manifest(dir: &Path, from: &str, to: &str) -> PathBuf {
     let text = std::fs::read_to_string(workspace_root().join("harness/figures.yaml")).unwrap();
-    assert!(
-        text.contains(from),
-        "the manifest no longer contains {from:?}"
-    );
+    assert!(text.contains(from), "the manifest no longer contains {from:?}");
     let path = dir.join("figures.yaml");
     std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
     path
@@ -98,21 +92,13 @@ fn fresh_clone_exits_zero_runs_the_embedded_figures_and_refuses_the_rest_by_name
 
 #[test]
 fn require_all_exits_two_when_anything_was_refused() {
-    Reproduce::fresh()
-        .arg("--require-all")
-        .assert()
-        .code(2)
-        .stdout(summary_line());
+    Reproduce::fresh().arg("--require-all").assert().code(2).stdout(summary_line());
 }
 
 #[test]
 fn one_edited_published_digit_exits_one_naming_the_figure() {
     let dir = tempfile::tempdir().unwrap();
-    let manifest = edited_manifest(
-        dir.path(),
-        r#"expect: {text: "991 866 936 1011 886"}"#,
-        r#"expect: {text: "991 866 936 1011 887"}"#,
-    );
+    let manifest = edited_manifest(dir.path(), r#"expect: {text: "991 866 936 1011 886"}"#, r#"expect: {text: "991 866 936 1011 887"}"#);
     Reproduce::fresh()
         .arg("--manifest")
         .arg(&manifest)
@@ -130,47 +116,27 @@ fn only_selects_a_group_of_figures() {
         .args(["--only", "fixtures/"])
         .assert()
         .code(0)
-        .stdout(predicate::str::contains(
-            "8 reproduced, 0 mismatched, 0 refused",
-        ))
+        .stdout(predicate::str::contains("8 reproduced, 0 mismatched, 0 refused"))
         .stdout(predicate::str::contains("headline/").not());
 }
 
 #[test]
 fn an_only_that_selects_nothing_is_an_error() {
-    Reproduce::fresh()
-        .args(["--only", "no-such-figure"])
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("selects no figure"));
+    Reproduce::fresh().args(["--only", "no-such-figure"]).assert().code(1).stderr(predicate::str::contains("selects no figure"));
 }
 
 #[test]
 fn reports_are_written_as_markdown_tables_per_document_and_stable_json() {
     let dir = tempfile::tempdir().unwrap();
     let (md, json) = (dir.path().join("report.md"), dir.path().join("report.json"));
-    Reproduce::fresh()
-        .arg("--report-md")
-        .arg(&md)
-        .arg("--report-json")
-        .arg(&json)
-        .assert()
-        .code(0);
+    Reproduce::fresh().arg("--report-md").arg(&md).arg("--report-json").arg(&json).assert().code(0);
     let md = std::fs::read_to_string(&md).unwrap();
-    assert!(
-        md.contains("## PUBLISHED-FIGURES.md\n")
-            && md.contains("| section | figure | status | published | ours | detail |"),
-        "{md}"
-    );
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(md.contains("## PUBLISHED-FIGURES.md\n") && md.contains("| section | figure | status | published | ours | detail |"), "{md}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["schema"], 1);
     let figures = report["figures"].as_array().unwrap();
     let summary = &report["summary"];
-    let total = ["reproduced", "mismatched", "refused"]
-        .iter()
-        .map(|k| summary[k].as_u64().unwrap())
-        .sum::<u64>();
+    let total = ["reproduced", "mismatched", "refused"].iter().map(|k| summary[k].as_u64().unwrap()).sum::<u64>();
     assert_eq!(total as usize, figures.len());
     let keys: Vec<&String> = figures[0].as_object().unwrap().keys().collect();
     let mut sorted = keys.clone();
@@ -181,19 +147,13 @@ fn reports_are_written_as_markdown_tables_per_document_and_stable_json() {
 #[test]
 fn a_corrupt_manifest_is_a_clear_error_naming_the_field() {
     let dir = tempfile::tempdir().unwrap();
-    let manifest = edited_manifest(
-        dir.path(),
-        "tolerance: last-digit",
-        "tolerance: no-such-tolerance",
-    );
+    let manifest = edited_manifest(dir.path(), "tolerance: last-digit", "tolerance: no-such-tolerance");
     Reproduce::fresh()
         .arg("--manifest")
         .arg(&manifest)
         .assert()
         .code(1)
-        .stderr(predicate::str::contains(
-            "unknown tolerance `no-such-tolerance`",
-        ));
+        .stderr(predicate::str::contains("unknown tolerance `no-such-tolerance`"));
 }
 
 #[test]

@@ -77,10 +77,7 @@ fn missing_measurements_is_refused_naming_flag_and_variable() {
         .assert()
         .code(2)
         .stdout("")
-        .stderr(
-            predicate::str::contains("--measurements")
-                .and(predicate::str::contains("BLIS_MEASUREMENTS")),
-        );
+        .stderr(predicate::str::contains("--measurements").and(predicate::str::contains("BLIS_MEASUREMENTS")));
 }
 
 #[test]
@@ -88,15 +85,7 @@ fn gaps_with_a_catalog_flag_pointing_nowhere_fails_before_scoring() {
     let dir = tempfile::tempdir().unwrap();
     tiny_inputs(dir.path());
     xtask(dir.path())
-        .args([
-            "score",
-            "--measurements",
-            "measurements",
-            "--scenarios",
-            "scenarios",
-            "--registry",
-            "registry",
-        ])
+        .args(["score", "--measurements", "measurements", "--scenarios", "scenarios", "--registry", "registry"])
         .args(["--catalog", "no-such-dir", "--gaps", "gaps.txt"])
         .assert()
         .code(1)
@@ -202,23 +191,8 @@ fn gaps_go_to_the_file_and_never_to_stdout() {
     let dir = tempfile::tempdir().unwrap();
     tiny_inputs(dir.path());
     xtask(dir.path())
-        .args([
-            "score",
-            "--framework",
-            "vllm",
-            "--measurements",
-            "measurements",
-            "--scenarios",
-            "scenarios",
-        ])
-        .args([
-            "--catalog",
-            "catalog",
-            "--registry",
-            "registry",
-            "--gaps",
-            "gaps.txt",
-        ])
+        .args(["score", "--framework", "vllm", "--measurements", "measurements", "--scenarios", "scenarios"])
+        .args(["--catalog", "catalog", "--registry", "registry", "--gaps", "gaps.txt"])
         .assert()
         .success()
         .stdout(
@@ -227,10 +201,7 @@ fn gaps_go_to_the_file_and_never_to_stdout() {
                 .and(predicate::str::contains("gap ").not()),
         );
     let gaps = std::fs::read_to_string(dir.path().join("gaps.txt")).unwrap();
-    assert!(
-        gaps.starts_with("coverage gaps of aisimulate_e2e.json (release r1"),
-        "{gaps}"
-    );
+    assert!(gaps.starts_with("coverage gaps of aisimulate_e2e.json (release r1"), "{gaps}");
     assert!(gaps.contains("gap m.yaml 1k1k sweep [catalog] missing catalog file (model graph): models/m/graph.yaml"), "{gaps}");
 }
 

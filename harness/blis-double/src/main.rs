@@ -60,20 +60,12 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
     }
     let rest = &argv[1..];
     if rest.len() != FLAGS.len() * 2 {
-        return Err(format!(
-            "expected {} arguments after `run`, got {}",
-            FLAGS.len() * 2,
-            rest.len()
-        ));
+        return Err(format!("expected {} arguments after `run`, got {}", FLAGS.len() * 2, rest.len()));
     }
     let mut values = Vec::new();
     for (i, flag) in FLAGS.iter().enumerate() {
         if rest[2 * i] != *flag {
-            return Err(format!(
-                "argument {} must be {flag}, got {:?}",
-                2 * i + 2,
-                rest[2 * i]
-            ));
+            return Err(format!("argument {} must be {flag}, got {:?}", 2 * i + 2, rest[2 * i]));
         }
         values.push(rest[2 * i + 1].clone());
     }
@@ -83,9 +75,7 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
     if values[8] != "error" {
         return Err(format!("--log must be error, got {:?}", values[8]));
     }
-    let seed = values[5]
-        .parse::<u64>()
-        .map_err(|_| format!("--seed must be an integer, got {:?}", values[5]))?;
+    let seed = values[5].parse::<u64>().map_err(|_| format!("--seed must be an integer, got {:?}", values[5]))?;
     Ok(Args {
         scenario: values[0].clone(),
         scenarios: values[1].clone().into(),
@@ -114,37 +104,22 @@ struct Workload {
 
 fn read_engine(path: &Path) -> Result<Engine, String> {
     use serde::Deserialize;
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
     let mut deployment = None;
     for doc in serde_yaml::Deserializer::from_str(&text) {
-        let value =
-            serde_yaml::Value::deserialize(doc).map_err(|e| format!("{}: {e}", path.display()))?;
+        let value = serde_yaml::Value::deserialize(doc).map_err(|e| format!("{}: {e}", path.display()))?;
         if value.get("kind").and_then(|k| k.as_str()) == Some("Deployment") {
             deployment = Some(value);
         }
     }
-    let deployment =
-        deployment.ok_or_else(|| format!("{}: no Deployment document", path.display()))?;
-    let pools = deployment
-        .get("pools")
-        .and_then(|p| p.as_sequence())
-        .ok_or("no pools")?;
-    let [pool] = pools.as_slice() else {
-        return Err(format!("{} pools, expected 1", pools.len()));
-    };
+    let deployment = deployment.ok_or_else(|| format!("{}: no Deployment document", path.display()))?;
+    let pools = deployment.get("pools").and_then(|p| p.as_sequence()).ok_or("no pools")?;
+    let [pool] = pools.as_slice() else { return Err(format!("{} pools, expected 1", pools.len())) };
     let engine = pool.get("engine").ok_or("pool has no engine")?;
     let uint = |key: &str| -> Result<u64, String> {
-        engine
-            .get(key)
-            .and_then(|v| v.as_u64())
-            .ok_or(format!("engine.{key} missing or not an integer"))
+        engine.get(key).and_then(|v| v.as_u64()).ok_or(format!("engine.{key} missing or not an integer"))
     };
-    let tp = pool
-        .get("parallel")
-        .and_then(|p| p.get("tp"))
-        .and_then(|v| v.as_u64())
-        .unwrap_or(1);
+    let tp = pool.get("parallel").and_then(|p| p.get("tp")).and_then(|v| v.as_u64()).unwrap_or(1);
     let engine = Engine {
         max_num_seqs: uint("max_num_seqs")? as usize,
         max_num_batched_tokens: uint("max_num_batched_tokens")?,
@@ -162,30 +137,19 @@ fn read_engine(path: &Path) -> Result<Engine, String> {
 }
 
 fn read_workload(path: &Path) -> Result<Workload, String> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
-    let spec: serde_yaml::Value =
-        serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let clients = spec
-        .get("clients")
-        .and_then(|c| c.as_sequence())
-        .ok_or("no clients")?;
-    let [client] = clients.as_slice() else {
-        return Err("expected exactly one client".into());
-    };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    let spec: serde_yaml::Value = serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let clients = spec.get("clients").and_then(|c| c.as_sequence()).ok_or("no clients")?;
+    let [client] = clients.as_slice() else { return Err("expected exactly one client".into()) };
     let uint = |v: Option<&serde_yaml::Value>, what: &str| {
-        v.and_then(|v| v.as_u64())
-            .ok_or(format!("{what} missing or not an integer"))
+        v.and_then(|v| v.as_u64()).ok_or(format!("{what} missing or not an integer"))
     };
     let lengths = |key: &str| -> Result<Vec<u64>, String> {
         let dist = client.get(key).ok_or(format!("{key} missing"))?;
         if dist.get("type").and_then(|t| t.as_str()) != Some("sequence") {
             return Err(format!("{key}.type must be sequence"));
         }
-        let values = dist
-            .get("params")
-            .and_then(|p| p.get("values"))
-            .and_then(|v| v.as_sequence());
+        let values = dist.get("params").and_then(|p| p.get("values")).and_then(|v| v.as_sequence());
         values
             .ok_or(format!("{key}.params.values missing"))?
             .iter()
@@ -199,10 +163,7 @@ fn read_workload(path: &Path) -> Result<Workload, String> {
         outputs: lengths("output_distribution")?,
     };
     let total = uint(spec.get("num_requests"), "num_requests")? as usize;
-    if workload.inputs.len() != total
-        || workload.outputs.len() != total
-        || workload.concurrency == 0
-    {
+    if workload.inputs.len() != total || workload.outputs.len() != total || workload.concurrency == 0 {
         return Err("num_requests, the length vectors and concurrency disagree".into());
     }
     Ok(workload)
@@ -258,9 +219,7 @@ fn simulate(engine: &Engine, workload: &Workload, seed: u64) -> Result<Vec<Finis
     }
     while finished.len() < total {
         while running.len() < engine.max_num_seqs {
-            let Some(mut request) = waiting.pop_front() else {
-                break;
-            };
+            let Some(mut request) = waiting.pop_front() else { break };
             // Warm-up copies of request 0 (ids below `warmup`, and the measured request 0
             // right after them) share their whole prompt: with prefix caching on, every copy
             // after the first reuses its full blocks.
@@ -307,10 +266,7 @@ fn simulate(engine: &Engine, workload: &Workload, seed: u64) -> Result<Vec<Finis
         if decodes == 0 && prefill_tokens == 0 {
             return Err("the engine cannot make progress".into());
         }
-        let work = 4.0
-            + 0.035 * decodes as f64
-            + 0.0021 * prefill_tokens as f64
-            + 0.000_04 * kv_read as f64;
+        let work = 4.0 + 0.035 * decodes as f64 + 0.0021 * prefill_tokens as f64 + 0.000_04 * kv_read as f64;
         now += work / (engine.tp as f64).sqrt() * (1.0 + 0.01 * jitter());
         let mut still = Vec::with_capacity(running.len());
         for (request, emitted) in running.drain(..).zip(emitted) {
@@ -323,11 +279,7 @@ fn simulate(engine: &Engine, workload: &Workload, seed: u64) -> Result<Vec<Finis
                 let ttft = request.first_token_ms.unwrap_or(now) - request.arrival_ms;
                 let e2e = now - request.arrival_ms;
                 let out = workload.outputs[request.id];
-                let itl = if out > 1 {
-                    (e2e - ttft) / (out - 1) as f64
-                } else {
-                    0.0
-                };
+                let itl = if out > 1 { (e2e - ttft) / (out - 1) as f64 } else { 0.0 };
                 finished.push(Finished {
                     id: request.id,
                     ttft_ms: ttft,
@@ -349,11 +301,7 @@ fn simulate(engine: &Engine, workload: &Workload, seed: u64) -> Result<Vec<Finis
 }
 
 fn run(args: &Args, mode: &str) -> Result<(), String> {
-    for (flag, dir) in [
-        ("--scenarios", &args.scenarios),
-        ("--catalog", &args.catalog),
-        ("--registry", &args.registry),
-    ] {
+    for (flag, dir) in [("--scenarios", &args.scenarios), ("--catalog", &args.catalog), ("--registry", &args.registry)] {
         if !dir.is_dir() {
             return Err(format!("{flag} {}: not a directory", dir.display()));
         }
@@ -414,8 +362,7 @@ fn run(args: &Args, mode: &str) -> Result<(), String> {
         "requests": requests,
     });
     let text = serde_json::to_string_pretty(&metrics).map_err(|e| e.to_string())?;
-    std::fs::write(&args.metrics_path, text)
-        .map_err(|e| format!("writing {}: {e}", args.metrics_path.display()))
+    std::fs::write(&args.metrics_path, text).map_err(|e| format!("writing {}: {e}", args.metrics_path.display()))
 }
 
 fn main() -> ExitCode {

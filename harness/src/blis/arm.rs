@@ -4,9 +4,7 @@
 //! scorer's `Arm` (milliseconds per `PointKey`). A point that cannot be planned or run has no
 //! value, and the scorer drops its sweep for every arm.
 
-use super::{
-    run_points, EngineSettings, FixtureSet, PointOutcome, PointSpec, RunOptions, RunReport,
-};
+use super::{run_points, EngineSettings, FixtureSet, PointOutcome, PointSpec, RunOptions, RunReport};
 use crate::corpus::inferencex::SettingValue;
 use crate::corpus::scenario::ScenarioSet;
 use crate::score::{settings, Arm, ArmPoint, Corpora, PointKey, Selection};
@@ -33,51 +31,28 @@ pub fn plan(
     seed: u64,
     selection: &Selection,
 ) -> Plan {
-    let records: BTreeMap<(&str, &str), _> = corpora
-        .settings
-        .settings
-        .iter()
-        .map(|r| ((r.scenario.as_str(), r.label.as_str()), r))
-        .collect();
+    let records: BTreeMap<(&str, &str), _> =
+        corpora.settings.settings.iter().map(|r| ((r.scenario.as_str(), r.label.as_str()), r)).collect();
     let mut plan = Plan::default();
-    for sweep in corpora
-        .e2e
-        .sweeps
-        .iter()
-        .filter(|s| s.framework == selection.framework)
-    {
-        let record = records
-            .get(&(sweep.scenario.as_str(), sweep.label.as_str()))
-            .copied();
+    for sweep in corpora.e2e.sweeps.iter().filter(|s| s.framework == selection.framework) {
+        let record = records.get(&(sweep.scenario.as_str(), sweep.label.as_str())).copied();
         let anchor = sweep.points.iter().map(|p| p.concurrency).min();
-        let recorded_at_anchor = record
-            .zip(anchor)
-            .is_some_and(|(r, c)| r.by_concurrency.get(c).is_some());
+        let recorded_at_anchor = record.zip(anchor).is_some_and(|(r, c)| r.by_concurrency.get(c).is_some());
         if !tiers::config_tier_keeps(selection.config_tier, recorded_at_anchor) {
             continue;
         }
         let scenario = scenarios.get(&sweep.scenario).ok();
-        let hardware = scenario
-            .map(|s| s.header.cluster.hardware.as_str())
-            .unwrap_or(&sweep.gpu);
+        let hardware = scenario.map(|s| s.header.cluster.hardware.as_str()).unwrap_or(&sweep.gpu);
         let memory = settings::device_memory(catalog, hardware, &sweep.gpu);
         for point in &sweep.points {
             let key = PointKey::new(&sweep.scenario, &sweep.label, point.concurrency);
             let spec = (|| -> Result<PointSpec, String> {
                 scenarios.get(&sweep.scenario)?;
                 let (isl, osl) = sweep.workload_lengths()?;
-                let values =
-                    settings::point_settings(sweep, point.concurrency, record, scenario, memory);
+                let values = settings::point_settings(sweep, point.concurrency, record, scenario, memory);
                 let engine = engine_settings(&values)?;
                 fixtures
-                    .point(
-                        scenarios_dir.join(&sweep.scenario),
-                        engine,
-                        isl,
-                        osl,
-                        point.concurrency,
-                        seed,
-                    )
+                    .point(scenarios_dir.join(&sweep.scenario), engine, isl, osl, point.concurrency, seed)
                     .map_err(|e| format!("{e:#}"))
             })();
             match spec {
@@ -118,18 +93,11 @@ pub fn arm_from(plan: &Plan, outcomes: &[PointOutcome]) -> Arm {
     arm_values(&keys, outcomes, &plan.unplannable)
 }
 
-fn arm_values(
-    keys: &[PointKey],
-    outcomes: &[PointOutcome],
-    unplannable: &[(PointKey, String)],
-) -> Arm {
+fn arm_values(keys: &[PointKey], outcomes: &[PointOutcome], unplannable: &[(PointKey, String)]) -> Arm {
     let mut points = BTreeMap::new();
     for (key, outcome) in keys.iter().zip(outcomes) {
         let value = match &outcome.result {
-            Ok(m) => ArmPoint {
-                tpot: Some(m.tpot_ms),
-                ttft: Some(m.ttft_ms),
-            },
+            Ok(m) => ArmPoint { tpot: Some(m.tpot_ms), ttft: Some(m.ttft_ms) },
             Err(_) => ArmPoint::default(),
         };
         points.insert(key.clone(), value);
@@ -153,15 +121,7 @@ pub fn column(
     opts: &RunOptions,
 ) -> Result<(Arm, Vec<String>), TaskError> {
     let fixtures = FixtureSet::committed()?;
-    let plan = plan(
-        corpora,
-        scenarios,
-        scenarios_dir,
-        Some(&opts.catalog),
-        &fixtures,
-        0,
-        selection,
-    );
+    let plan = plan(corpora, scenarios, scenarios_dir, Some(&opts.catalog), &fixtures, 0, selection);
     let (arm, report) = run_arm(&plan, opts)?;
     let mut notes = missing_points(&plan, &report);
     if report.summary.other_shard > 0 {
@@ -175,25 +135,16 @@ pub fn column(
 
 /// The headline table for the release gate, with the BLIS column when a binary is supplied
 /// (run with the default options, quietly, through the shared cache).
-pub fn task_headline(
-    inputs: &crate::inputs::Inputs,
-    config_tier: Option<oracles::tiers::ConfigTier>,
-) -> crate::task::TaskResult {
+pub fn task_headline(inputs: &crate::inputs::Inputs, config_tier: Option<oracles::tiers::ConfigTier>) -> crate::task::TaskResult {
     use crate::inputs::InputKind;
     if inputs.get(InputKind::Blis).is_none() {
         return crate::score::task_headline(inputs, config_tier);
     }
     let needed_for = "the BLIS column";
     let binary = super::binary::require(inputs, needed_for)?;
-    let catalog = inputs
-        .require_dir(InputKind::Catalog, needed_for)?
-        .to_path_buf();
-    let registry = inputs
-        .require_dir(InputKind::Registry, needed_for)?
-        .to_path_buf();
-    let scenarios_dir = inputs
-        .require_dir(InputKind::Scenarios, needed_for)?
-        .to_path_buf();
+    let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
+    let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
+    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?.to_path_buf();
     let (corpora, scenarios) = crate::score::load_inputs(inputs)?;
     let selection = Selection::vllm(config_tier);
     let mut opts = RunOptions::new(binary, catalog, registry);
@@ -220,24 +171,11 @@ pub fn missing_points(plan: &Plan, report: &RunReport) -> Vec<String> {
     let mut lines: Vec<String> = plan
         .unplannable
         .iter()
-        .map(|(k, why)| {
-            format!(
-                "{} {} c={}: not run: {why}",
-                k.scenario, k.label, k.concurrency
-            )
-        })
+        .map(|(k, why)| format!("{} {} c={}: not run: {why}", k.scenario, k.label, k.concurrency))
         .collect();
     for ((key, _), outcome) in plan.points.iter().zip(&report.outcomes) {
-        if let Some(f) = outcome
-            .result
-            .as_ref()
-            .err()
-            .filter(|f| f.kind != super::FailureKind::OtherShard)
-        {
-            let mut line = format!(
-                "{} {} c={}: {:?}: {}",
-                key.scenario, key.label, key.concurrency, f.kind, f.reason
-            );
+        if let Some(f) = outcome.result.as_ref().err().filter(|f| f.kind != super::FailureKind::OtherShard) {
+            let mut line = format!("{} {} c={}: {:?}: {}", key.scenario, key.label, key.concurrency, f.kind, f.reason);
             for l in &f.stderr_tail {
                 line += &format!("\n    stderr: {l}");
             }
@@ -266,35 +204,18 @@ pub fn task_sensitivity(inputs: &crate::inputs::Inputs) -> crate::task::TaskResu
 
 /// `task_sensitivity` with the caller's run options (workers, cache, shard: `cargo xtask blis
 /// sensitivity` flags); `None` is the defaults over `--blis`, `--catalog` and `--registry`.
-pub fn task_sensitivity_with(
-    inputs: &crate::inputs::Inputs,
-    run: Option<RunOptions>,
-) -> crate::task::TaskResult {
+pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOptions>) -> crate::task::TaskResult {
     use crate::inputs::InputKind;
     use crate::score::Metric;
     let needed_for = "the BLIS sensitivity table";
     let binary = super::binary::require(inputs, needed_for)?;
-    let catalog = inputs
-        .require_dir(InputKind::Catalog, needed_for)?
-        .to_path_buf();
-    let registry = inputs
-        .require_dir(InputKind::Registry, needed_for)?
-        .to_path_buf();
-    let scenarios_dir = inputs
-        .require_dir(InputKind::Scenarios, needed_for)?
-        .to_path_buf();
+    let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
+    let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
+    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?.to_path_buf();
     let (corpora, scenarios) = crate::score::load_inputs(inputs)?;
     let fixtures = FixtureSet::committed()?;
     let selection = Selection::vllm(None);
-    let mut plan = plan(
-        &corpora,
-        &scenarios,
-        &scenarios_dir,
-        Some(&catalog),
-        &fixtures,
-        0,
-        &selection,
-    );
+    let mut plan = plan(&corpora, &scenarios, &scenarios_dir, Some(&catalog), &fixtures, 0, &selection);
     let catalog = run.as_ref().map_or(catalog, |o| o.catalog.clone());
     let monotone: std::collections::BTreeSet<(String, String)> = corpora
         .e2e
@@ -314,19 +235,15 @@ pub fn task_sensitivity_with(
         opts
     });
     let reseed = |p: &PointSpec, seed: u64| fixtures.reseed(p, seed);
-    let score = |_: &[PointSpec],
-                 outcomes: &[PointOutcome]|
-     -> anyhow::Result<super::sensitivity::RowScore> {
+    let score = |_: &[PointSpec], outcomes: &[PointOutcome]| -> anyhow::Result<super::sensitivity::RowScore> {
         let arms = [arm_values(&keys, outcomes, &plan.unplannable)];
         let scored = crate::score::score(&corpora, &scenarios, &arms, &selection);
         let agg = scored.aggregate(scored.sweeps.iter().filter(|s| s.monotone));
         let mean = |m: Metric| agg.mean_abs.get(&(0, m)).copied().flatten();
         Ok(super::sensitivity::RowScore {
             n: agg.n[&Metric::TpotShape] as u64,
-            tpot_shape: mean(Metric::TpotShape)
-                .ok_or_else(|| anyhow::anyhow!("no TPOT shape comparisons"))?,
-            ttft_shape: mean(Metric::TtftShape)
-                .ok_or_else(|| anyhow::anyhow!("no TTFT shape comparisons"))?,
+            tpot_shape: mean(Metric::TpotShape).ok_or_else(|| anyhow::anyhow!("no TPOT shape comparisons"))?,
+            ttft_shape: mean(Metric::TtftShape).ok_or_else(|| anyhow::anyhow!("no TTFT shape comparisons"))?,
         })
     };
     let table = super::sensitivity::sensitivity(&base, &reseed, &opts, &score)?;

@@ -14,10 +14,7 @@ pub fn validate(path: &Path, needed_for: &str) -> Result<PathBuf, Refusal> {
     }
     let meta = std::fs::metadata(path).map_err(|e| refuse(format!("{}: {e}", path.display())))?;
     if meta.is_dir() {
-        return Err(refuse(format!(
-            "{} is a directory, not an executable file",
-            path.display()
-        )));
+        return Err(refuse(format!("{} is a directory, not an executable file", path.display())));
     }
     if !is_executable(&meta) {
         return Err(refuse(format!("{} is not executable", path.display())));
@@ -32,11 +29,7 @@ pub fn require(inputs: &Inputs, needed_for: &str) -> Result<PathBuf, Refusal> {
             refusal.detail = format!("{} (from {})", refusal.detail, input.source_label());
             refusal
         }),
-        None => Err(Refusal::new(
-            InputKind::Blis,
-            needed_for,
-            "not supplied".into(),
-        )),
+        None => Err(Refusal::new(InputKind::Blis, needed_for, "not supplied".into())),
     }
 }
 
@@ -54,8 +47,7 @@ fn is_executable(meta: &std::fs::Metadata) -> bool {
 /// SHA-256 of the binary's bytes, hex: part of every point's cache key, so a rebuilt binary
 /// misses the cache.
 pub fn digest(path: &Path) -> Result<String> {
-    let mut file =
-        std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut file = std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
     let mut hasher = Sha256::new();
     std::io::copy(&mut file, &mut hasher).with_context(|| format!("reading {}", path.display()))?;
     Ok(hex(&hasher.finalize()))

@@ -23,24 +23,10 @@ const FORMAT: &str = "blis-repro-point-cache/1";
 const SUMMARY_VERSION: &str = "summarize/1";
 
 /// The content key of one point.
-pub fn key(
-    binary_digest: &str,
-    scenario_name: &str,
-    variant: &str,
-    workload: &str,
-    seed: u64,
-) -> String {
+pub fn key(binary_digest: &str, scenario_name: &str, variant: &str, workload: &str, seed: u64) -> String {
     let mut h = Sha256::new();
     // Length-prefixed fields: no two different inputs hash the same byte stream.
-    for field in [
-        FORMAT,
-        SUMMARY_VERSION,
-        binary_digest,
-        scenario_name,
-        variant,
-        workload,
-        &seed.to_string(),
-    ] {
+    for field in [FORMAT, SUMMARY_VERSION, binary_digest, scenario_name, variant, workload, &seed.to_string()] {
         h.update((field.len() as u64).to_le_bytes());
         h.update(field.as_bytes());
     }
@@ -108,10 +94,7 @@ impl Cache {
                 continue;
             }
             for file in read_dir_sorted(&shard)? {
-                let name = file
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .unwrap_or_default();
+                let name = file.file_name().and_then(|n| n.to_str()).unwrap_or_default();
                 if let Some(key) = name.strip_suffix(".json") {
                     if key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit()) {
                         out.insert(key.to_string(), file.clone());
@@ -139,12 +122,7 @@ fn checksum(text: &str) -> String {
 
 pub fn encode(key: &str, metrics: &PointMetrics) -> Result<Vec<u8>> {
     let metrics = serde_json::to_string(metrics)?;
-    let entry = Entry {
-        format: FORMAT.into(),
-        key: key.into(),
-        checksum: checksum(&metrics),
-        metrics,
-    };
+    let entry = Entry { format: FORMAT.into(), key: key.into(), checksum: checksum(&metrics), metrics };
     let mut bytes = serde_json::to_vec_pretty(&entry)?;
     bytes.push(b'\n');
     Ok(bytes)
@@ -188,10 +166,8 @@ pub fn merge(sources: &[PathBuf], into: &Path) -> Result<MergeStats> {
             bail!("{} is not a cache directory", source.display());
         }
         for (key, path) in Cache::new(source).entries()? {
-            let bytes =
-                std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-            let metrics =
-                decode(&bytes, &key).with_context(|| format!("{} is corrupt", path.display()))?;
+            let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            let metrics = decode(&bytes, &key).with_context(|| format!("{} is corrupt", path.display()))?;
             match chosen.get(&key) {
                 Some((other, other_bytes)) => {
                     let other_metrics = decode(other_bytes, &key)?;
@@ -244,22 +220,13 @@ mod tests {
     use super::*;
 
     fn metrics() -> PointMetrics {
-        PointMetrics {
-            tpot_ms: 0.1 + 0.2,
-            ttft_ms: 1.0 / 3.0,
-            completed: 12,
-            tpot_samples: 10,
-            ttft_samples: 12,
-        }
+        PointMetrics { tpot_ms: 0.1 + 0.2, ttft_ms: 1.0 / 3.0, completed: 12, tpot_samples: 10, ttft_samples: 12 }
     }
 
     #[test]
     fn an_entry_round_trips_bit_for_bit() {
         let k = key("d", "s.yaml", "v", "w", 0);
-        assert_eq!(
-            decode(&encode(&k, &metrics()).unwrap(), &k).unwrap(),
-            metrics()
-        );
+        assert_eq!(decode(&encode(&k, &metrics()).unwrap(), &k).unwrap(), metrics());
     }
 
     #[test]
@@ -268,23 +235,14 @@ mod tests {
         let text = String::from_utf8(encode(&k, &metrics()).unwrap()).unwrap();
         let damaged = text.replacen("\\\"completed\\\":12", "\\\"completed\\\":13", 1);
         assert_ne!(damaged, text);
-        assert!(decode(damaged.as_bytes(), &k)
-            .unwrap_err()
-            .to_string()
-            .contains("checksum"));
+        assert!(decode(damaged.as_bytes(), &k).unwrap_err().to_string().contains("checksum"));
     }
 
     #[test]
     fn every_input_moves_the_key() {
         let base = key("d", "s", "v", "w", 0);
-        for other in [
-            key("e", "s", "v", "w", 0),
-            key("d", "t", "v", "w", 0),
-            key("d", "s", "x", "w", 0),
-            key("d", "s", "v", "x", 0),
-            key("d", "s", "v", "w", 1),
-            key("ds", "", "v", "w", 0),
-        ] {
+        for other in [key("e", "s", "v", "w", 0), key("d", "t", "v", "w", 0), key("d", "s", "x", "w", 0),
+                      key("d", "s", "v", "x", 0), key("d", "s", "v", "w", 1), key("ds", "", "v", "w", 0)] {
             assert_ne!(base, other);
         }
     }

@@ -22,25 +22,18 @@ pub fn determinism_point(scenarios: &Path) -> Result<PointSpec> {
         .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
         .collect();
     files.sort();
-    let is_vllm = |p: &&std::path::PathBuf| {
-        p.file_name()
-            .is_some_and(|n| n.to_string_lossy().contains("vllm"))
-    };
+    let is_vllm = |p: &&std::path::PathBuf| p.file_name().is_some_and(|n| n.to_string_lossy().contains("vllm"));
     let file = files
         .iter()
         .find(is_vllm)
         .or(files.first())
         .ok_or_else(|| anyhow!("{} holds no scenario files", scenarios.display()))?;
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    let stated =
-        super::variant::stated_settings(&text).with_context(|| format!("{}", file.display()))?;
+    let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let stated = super::variant::stated_settings(&text).with_context(|| format!("{}", file.display()))?;
     let missing = |f: &str| anyhow!("{}: pools[0].engine.{f} is not stated", file.display());
     let engine = EngineSettings {
         max_num_seqs: stated.max_num_seqs.ok_or_else(|| missing("max_num_seqs"))?,
-        max_num_batched_tokens: stated
-            .max_num_batched_tokens
-            .ok_or_else(|| missing("max_num_batched_tokens"))?,
+        max_num_batched_tokens: stated.max_num_batched_tokens.ok_or_else(|| missing("max_num_batched_tokens"))?,
         block_size: stated.block_size.ok_or_else(|| missing("block_size"))?,
         enable_prefix_caching: stated.enable_prefix_caching.unwrap_or(true),
     };
@@ -62,11 +55,7 @@ pub fn task_determinism(inputs: &Inputs) -> TaskResult {
     let mut runs = Vec::new();
     for _ in 0..2 {
         let report = run_points(std::slice::from_ref(&point), &opts)?;
-        let outcome = report
-            .outcomes
-            .into_iter()
-            .next()
-            .expect("one point in, one outcome out");
+        let outcome = report.outcomes.into_iter().next().expect("one point in, one outcome out");
         match outcome.result {
             Ok(m) => runs.push(m),
             Err(f) => {
@@ -89,28 +78,12 @@ pub fn task_determinism(inputs: &Inputs) -> TaskResult {
         ("ttft_samples", a.ttft_samples == b.ttft_samples),
     ];
     let identical = fields.iter().all(|(_, same)| *same);
-    let mut report = format!(
-        "BLIS determinism: one point, two runs outside the cache\npoint: {}\n",
-        point.label()
-    );
+    let mut report = format!("BLIS determinism: one point, two runs outside the cache\npoint: {}\n", point.label());
     for (name, same) in fields {
-        report += &format!(
-            "  {name:<13} {}\n",
-            if same { "bit-identical" } else { "DIFFERS" }
-        );
+        report += &format!("  {name:<13} {}\n", if same { "bit-identical" } else { "DIFFERS" });
     }
-    report += &format!(
-        "verdict: {}\n",
-        if identical {
-            "deterministic"
-        } else {
-            "NOT deterministic"
-        }
-    );
-    let mut out = TaskOutput {
-        report,
-        ..TaskOutput::default()
-    };
+    report += &format!("verdict: {}\n", if identical { "deterministic" } else { "NOT deterministic" });
+    let mut out = TaskOutput { report, ..TaskOutput::default() };
     out.check("bit_identical", identical);
     out.count("completed", a.completed);
     Ok(out)

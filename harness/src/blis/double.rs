@@ -11,10 +11,7 @@ use std::sync::OnceLock;
 
 pub fn build() -> Result<PathBuf> {
     static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    BUILT
-        .get_or_init(|| build_once().map_err(|e| format!("{e:#}")))
-        .clone()
-        .map_err(anyhow::Error::msg)
+    BUILT.get_or_init(|| build_once().map_err(|e| format!("{e:#}"))).clone().map_err(anyhow::Error::msg)
 }
 
 fn build_once() -> Result<PathBuf> {
@@ -30,12 +27,8 @@ fn build_once() -> Result<PathBuf> {
     if !status.success() {
         bail!("cargo build -p blis-double failed ({status})");
     }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let path = target
-        .join("debug")
-        .join(format!("blis-double{}", std::env::consts::EXE_SUFFIX));
+    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target"));
+    let path = target.join("debug").join(format!("blis-double{}", std::env::consts::EXE_SUFFIX));
     if !path.is_file() {
         bail!("built blis-double but {} does not exist", path.display());
     }
@@ -82,15 +75,11 @@ pools:
 /// Lengths spread on [0.8 x bound, bound] from a small LCG: inputs for tests and benchmarks of
 /// the runner, deliberately not numpy's (the fixtures are the real workload).
 pub fn synthetic_lengths(bound: u32, count: usize, seed: u64) -> Vec<u32> {
-    let mut state = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
     let low = bound * 4 / 5;
     (0..count)
         .map(|_| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             low + ((state >> 33) as u32) % (bound - low + 1)
         })
         .collect()

@@ -23,10 +23,7 @@ impl FixtureSet {
             let fixture = file::load(&path).map_err(|e| anyhow!("{e}"))?;
             by_seed.insert(u64::from(seed), fixture);
         }
-        Ok(FixtureSet {
-            dir: dir.to_path_buf(),
-            by_seed,
-        })
+        Ok(FixtureSet { dir: dir.to_path_buf(), by_seed })
     }
 
     /// Seeds 0..4 from `testdata/inferencex-workloads`.
@@ -35,25 +32,15 @@ impl FixtureSet {
     }
 
     /// The (input, output) vectors of one point at one seed.
-    pub fn lengths(
-        &self,
-        seed: u64,
-        isl: u32,
-        osl: u32,
-        concurrency: u32,
-    ) -> Result<(Vec<u32>, Vec<u32>)> {
-        let fixture = self.by_seed.get(&seed).ok_or_else(|| {
-            anyhow!(
-                "seed {seed} fixture not loaded from {}",
-                crate::paths::display(&self.dir)
-            )
-        })?;
+    pub fn lengths(&self, seed: u64, isl: u32, osl: u32, concurrency: u32) -> Result<(Vec<u32>, Vec<u32>)> {
+        let fixture = self
+            .by_seed
+            .get(&seed)
+            .ok_or_else(|| anyhow!("seed {seed} fixture not loaded from {}", crate::paths::display(&self.dir)))?;
         let p = fixture
             .points
             .iter()
-            .find(|p| {
-                p.point.isl == isl && p.point.osl == osl && p.point.concurrency == concurrency
-            })
+            .find(|p| p.point.isl == isl && p.point.osl == osl && p.point.concurrency == concurrency)
             .ok_or_else(|| {
                 anyhow!(
                     "{}: no point {isl}:{osl} at concurrency {concurrency}",
@@ -62,15 +49,10 @@ impl FixtureSet {
             })?;
         let narrow = |v: &[i64], what: &str| -> Result<Vec<u32>> {
             v.iter()
-                .map(|&l| {
-                    u32::try_from(l).with_context(|| format!("{what} length {l} out of range"))
-                })
+                .map(|&l| u32::try_from(l).with_context(|| format!("{what} length {l} out of range")))
                 .collect()
         };
-        Ok((
-            narrow(&p.input_lens, "input")?,
-            narrow(&p.output_lens, "output")?,
-        ))
+        Ok((narrow(&p.input_lens, "input")?, narrow(&p.output_lens, "output")?))
     }
 
     pub fn point(
@@ -83,28 +65,12 @@ impl FixtureSet {
         seed: u64,
     ) -> Result<PointSpec> {
         let (input_lens, output_lens) = self.lengths(seed, isl, osl, concurrency)?;
-        Ok(PointSpec {
-            scenario_file,
-            engine,
-            isl,
-            osl,
-            concurrency,
-            seed,
-            input_lens,
-            output_lens,
-        })
+        Ok(PointSpec { scenario_file, engine, isl, osl, concurrency, seed, input_lens, output_lens })
     }
 
     /// The same point with the vectors (and seed) of another numpy seed: the sensitivity
     /// table's `reseed`.
     pub fn reseed(&self, point: &PointSpec, seed: u64) -> Result<PointSpec> {
-        self.point(
-            point.scenario_file.clone(),
-            point.engine,
-            point.isl,
-            point.osl,
-            point.concurrency,
-            seed,
-        )
+        self.point(point.scenario_file.clone(), point.engine, point.isl, point.osl, point.concurrency, seed)
     }
 }

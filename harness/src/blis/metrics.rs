@@ -51,15 +51,8 @@ pub fn parse(text: &str) -> Result<MetricsFile> {
         anyhow::anyhow!("metrics JSON at `{path}`: {}", e.into_inner())
     })?;
     for (i, r) in file.requests.iter().enumerate() {
-        for (name, v) in [
-            ("ttft_ms", r.ttft_ms),
-            ("itl_ms", r.itl_ms),
-            ("e2e_ms", r.e2e_ms),
-        ] {
-            ensure!(
-                v.is_finite(),
-                "metrics JSON at `requests[{i}].{name}`: {v} is not finite"
-            );
+        for (name, v) in [("ttft_ms", r.ttft_ms), ("itl_ms", r.itl_ms), ("e2e_ms", r.e2e_ms)] {
+            ensure!(v.is_finite(), "metrics JSON at `requests[{i}].{name}`: {v} is not finite");
         }
     }
     Ok(file)
@@ -67,11 +60,7 @@ pub fn parse(text: &str) -> Result<MetricsFile> {
 
 /// The point's figures, or why the point is an error. `expected_requests` is what the workload
 /// injected (2N + 10N); `concurrency` sets the warm-up cut.
-pub fn summarize(
-    file: &MetricsFile,
-    concurrency: u32,
-    expected_requests: u64,
-) -> Result<PointMetrics> {
+pub fn summarize(file: &MetricsFile, concurrency: u32, expected_requests: u64) -> Result<PointMetrics> {
     let counts = [
         ("still_queued", file.still_queued),
         ("still_running", file.still_running),
@@ -80,10 +69,7 @@ pub fn summarize(
         ("length_capped_requests", file.length_capped_requests),
     ];
     for (name, n) in counts {
-        ensure!(
-            n == 0,
-            "{name} is {n}: every injected request must complete normally"
-        );
+        ensure!(n == 0, "{name} is {n}: every injected request must complete normally");
     }
     ensure!(
         file.injected_requests == expected_requests,
@@ -107,11 +93,7 @@ pub fn summarize(
     order.sort_by_key(|r| r.completion_index);
     for (i, r) in order.iter().enumerate() {
         if r.completion_index != i as u64 {
-            bail!(
-                "completion_index values are not 0..{} (position {i} holds {})",
-                order.len(),
-                r.completion_index
-            );
+            bail!("completion_index values are not 0..{} (position {i} holds {})", order.len(), r.completion_index);
         }
     }
     let warmup = 2 * concurrency as usize;
@@ -125,18 +107,9 @@ pub fn summarize(
     };
     let (tpot_ms, tpot_samples) = mean_positive(&mut order.iter().skip(warmup).map(|r| r.itl_ms));
     let (ttft_ms, ttft_samples) = mean_positive(&mut order.iter().map(|r| r.ttft_ms));
-    ensure!(
-        tpot_samples > 0,
-        "no positive itl_ms after the first {warmup} completions"
-    );
+    ensure!(tpot_samples > 0, "no positive itl_ms after the first {warmup} completions");
     ensure!(ttft_samples > 0, "no positive ttft_ms");
-    Ok(PointMetrics {
-        tpot_ms,
-        ttft_ms,
-        completed: file.completed_requests,
-        tpot_samples,
-        ttft_samples,
-    })
+    Ok(PointMetrics { tpot_ms, ttft_ms, completed: file.completed_requests, tpot_samples, ttft_samples })
 }
 
 #[cfg(test)]
@@ -161,12 +134,7 @@ mod tests {
     fn warmup_is_cut_by_completion_order_not_by_record_order() {
         // concurrency 1: the first 2 completions are warm-up. Records are listed out of order;
         // the two with completion_index 0 and 1 carry itl 100, which must not count.
-        let text = file(vec![
-            record(3, 4.0, 10.0),
-            record(0, 2.0, 100.0),
-            record(2, 0.0, 20.0),
-            record(1, 2.0, 100.0),
-        ]);
+        let text = file(vec![record(3, 4.0, 10.0), record(0, 2.0, 100.0), record(2, 0.0, 20.0), record(1, 2.0, 100.0)]);
         let m = summarize(&parse(&text).unwrap(), 1, 4).unwrap();
         assert_eq!(m.tpot_ms, 15.0);
         assert_eq!(m.tpot_samples, 2);
@@ -177,16 +145,8 @@ mod tests {
 
     #[test]
     fn non_positive_itl_values_are_left_out() {
-        let text = file(vec![
-            record(0, 1.0, 9.0),
-            record(1, 1.0, 9.0),
-            record(2, 1.0, 0.0),
-            record(3, 1.0, 6.0),
-        ]);
-        assert_eq!(
-            summarize(&parse(&text).unwrap(), 1, 4).unwrap().tpot_ms,
-            6.0
-        );
+        let text = file(vec![record(0, 1.0, 9.0), record(1, 1.0, 9.0), record(2, 1.0, 0.0), record(3, 1.0, 6.0)]);
+        assert_eq!(summarize(&parse(&text).unwrap(), 1, 4).unwrap().tpot_ms, 6.0);
     }
 
     #[test]
@@ -195,20 +155,14 @@ mod tests {
             "timed_out_requests": 0, "dropped_unservable": 0, "length_capped_requests": 0,
             "requests": [{"ttft_ms": 1.0, "e2e_ms": 2.0, "completion_index": 0}]}"#;
         let err = parse(text).unwrap_err().to_string();
-        assert!(
-            err.contains("requests[0]") && err.contains("itl_ms"),
-            "{err}"
-        );
+        assert!(err.contains("requests[0]") && err.contains("itl_ms"), "{err}");
     }
 
     #[test]
     fn a_length_capped_request_rejects_the_point() {
-        let mut v: serde_json::Value =
-            serde_json::from_str(&file(vec![record(0, 1.0, 1.0)])).unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(&file(vec![record(0, 1.0, 1.0)])).unwrap();
         v["length_capped_requests"] = 1.into();
-        let err = summarize(&parse(&v.to_string()).unwrap(), 0, 1)
-            .unwrap_err()
-            .to_string();
+        let err = summarize(&parse(&v.to_string()).unwrap(), 0, 1).unwrap_err().to_string();
         assert!(err.contains("length_capped_requests is 1"), "{err}");
     }
 

@@ -56,20 +56,14 @@ pub struct PointSpec {
 
 impl PointSpec {
     pub fn scenario_name(&self) -> String {
-        self.scenario_file
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
+        self.scenario_file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
     }
 
     /// `scenario c=N seed=S`, for progress lines and failure lists.
     pub fn label(&self) -> String {
         let name = self.scenario_name();
         let stem = name.strip_suffix(".yaml").unwrap_or(&name);
-        format!(
-            "{stem} {}:{} c={} seed={}",
-            self.isl, self.osl, self.concurrency, self.seed
-        )
+        format!("{stem} {}:{} c={} seed={}", self.isl, self.osl, self.concurrency, self.seed)
     }
 }
 
@@ -111,26 +105,18 @@ pub struct RunOptions {
 
 /// `<workspace root>/target-cache/blis` (git-ignored).
 pub fn default_cache_dir() -> PathBuf {
-    crate::paths::workspace_root()
-        .join("target-cache")
-        .join("blis")
+    crate::paths::workspace_root().join("target-cache").join("blis")
 }
 
 pub fn default_workers() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
 
 impl RunOptions {
     /// Defaults: the binary's directory as the blis root (where `go build -o blis` puts it),
     /// one worker per core, a 30-minute timeout per point, the default cache, no shard.
     pub fn new(binary: PathBuf, catalog: PathBuf, registry: PathBuf) -> RunOptions {
-        let blis_root = binary
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-            .to_path_buf();
+        let blis_root = binary.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
         RunOptions {
             binary,
             catalog,
@@ -212,10 +198,7 @@ impl RunSummary {
             line += &format!(", {} left to other shards", self.other_shard);
         }
         if self.recomputed_corrupt > 0 {
-            line += &format!(
-                ", {} corrupt cache entries recomputed",
-                self.recomputed_corrupt
-            );
+            line += &format!(", {} corrupt cache entries recomputed", self.recomputed_corrupt);
         }
         line
     }
@@ -244,29 +227,13 @@ fn prepare(point: &PointSpec, binary_digest: &str) -> Result<Prepared> {
         .with_context(|| format!("scenario {}", point.scenario_file.display()))?;
     let workload = workload::workload_spec(point)?;
     let scenario_name = point.scenario_name();
-    let key = cache::key(
-        binary_digest,
-        &scenario_name,
-        &variant,
-        &workload,
-        point.seed,
-    );
+    let key = cache::key(binary_digest, &scenario_name, &variant, &workload, point.seed);
     let expected_requests = 12 * u64::from(point.concurrency);
-    Ok(Prepared {
-        key,
-        scenario_name,
-        variant,
-        workload,
-        expected_requests,
-    })
+    Ok(Prepared { key, scenario_name, variant, workload, expected_requests })
 }
 
 fn failure(kind: FailureKind, reason: impl Into<String>) -> PointFailure {
-    PointFailure {
-        kind,
-        reason: reason.into(),
-        stderr_tail: Vec::new(),
-    }
+    PointFailure { kind, reason: reason.into(), stderr_tail: Vec::new() }
 }
 
 /// The exact command line of REFERENCE.md section 7.
@@ -296,21 +263,9 @@ pub fn command_line(scenario_name: &str, dir: &Path, opts: &RunOptions, seed: u6
 }
 
 /// Runs one prepared point in a fresh temporary directory (removed afterwards).
-fn simulate(
-    prepared: &Prepared,
-    point: &PointSpec,
-    opts: &RunOptions,
-) -> Result<PointMetrics, PointFailure> {
-    let io = |e: std::io::Error| {
-        failure(
-            FailureKind::Exit,
-            format!("preparing the run directory: {e}"),
-        )
-    };
-    let dir = tempfile::Builder::new()
-        .prefix("blis-point-")
-        .tempdir()
-        .map_err(io)?;
+fn simulate(prepared: &Prepared, point: &PointSpec, opts: &RunOptions) -> Result<PointMetrics, PointFailure> {
+    let io = |e: std::io::Error| failure(FailureKind::Exit, format!("preparing the run directory: {e}"));
+    let dir = tempfile::Builder::new().prefix("blis-point-").tempdir().map_err(io)?;
     std::fs::write(dir.path().join(&prepared.scenario_name), &prepared.variant).map_err(io)?;
     std::fs::write(dir.path().join("workload.yaml"), &prepared.workload).map_err(io)?;
     let stderr_path = dir.path().join("stderr.txt");
@@ -322,41 +277,22 @@ fn simulate(
         timeout: opts.timeout,
         stderr_path: stderr_path.clone(),
     };
-    let end = pool::run_child(&run).map_err(|e| {
-        failure(
-            FailureKind::Exit,
-            format!("starting {}: {e}", opts.binary.display()),
-        )
-    })?;
+    let end = pool::run_child(&run)
+        .map_err(|e| failure(FailureKind::Exit, format!("starting {}: {e}", opts.binary.display())))?;
     let tail = || pool::tail_lines(&stderr_path, 10);
-    let with_tail = |kind, reason: String| PointFailure {
-        kind,
-        reason,
-        stderr_tail: tail(),
-    };
+    let with_tail = |kind, reason: String| PointFailure { kind, reason, stderr_tail: tail() };
     match end {
         pool::ChildEnd::TimedOut => {
-            return Err(with_tail(
-                FailureKind::Timeout,
-                format!("killed after the {:?} timeout", opts.timeout),
-            ))
+            return Err(with_tail(FailureKind::Timeout, format!("killed after the {:?} timeout", opts.timeout)))
         }
         pool::ChildEnd::Exited(status) if !status.success() => {
-            return Err(with_tail(
-                FailureKind::Exit,
-                format!("blis run exited with {status}"),
-            ))
+            return Err(with_tail(FailureKind::Exit, format!("blis run exited with {status}")))
         }
         pool::ChildEnd::Exited(_) => {}
     }
-    let text = std::fs::read_to_string(dir.path().join("metrics.json")).map_err(|e| {
-        with_tail(
-            FailureKind::Metrics,
-            format!("blis run wrote no readable metrics file: {e}"),
-        )
-    })?;
-    let file =
-        metrics::parse(&text).map_err(|e| with_tail(FailureKind::Metrics, format!("{e:#}")))?;
+    let text = std::fs::read_to_string(dir.path().join("metrics.json"))
+        .map_err(|e| with_tail(FailureKind::Metrics, format!("blis run wrote no readable metrics file: {e}")))?;
+    let file = metrics::parse(&text).map_err(|e| with_tail(FailureKind::Metrics, format!("{e:#}")))?;
     metrics::summarize(&file, point.concurrency, prepared.expected_requests)
         .map_err(|e| with_tail(FailureKind::Incomplete, format!("{e:#}")))
 }
@@ -375,12 +311,7 @@ impl Progress {
             ProgressMode::Auto => ProgressMode::Quiet,
             other => other,
         };
-        Progress {
-            mode,
-            total,
-            finished: AtomicUsize::new(0),
-            out: Mutex::new(()),
-        }
+        Progress { mode, total, finished: AtomicUsize::new(0), out: Mutex::new(()) }
     }
 
     fn line(&self, text: &str) {
@@ -399,10 +330,7 @@ impl Progress {
         let done = self.finished.fetch_add(1, Ordering::Relaxed) + 1;
         let (word, detail) = match &outcome.result {
             Ok(_) if outcome.cached => ("cached ", String::new()),
-            Ok(_) => (
-                "done   ",
-                format!(" ({:.2}s)", outcome.elapsed.as_secs_f64()),
-            ),
+            Ok(_) => ("done   ", format!(" ({:.2}s)", outcome.elapsed.as_secs_f64())),
             Err(f) if f.kind == FailureKind::OtherShard => return,
             Err(f) => ("failed ", format!(": {}", f.reason)),
         };
@@ -434,8 +362,7 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
     };
     if let CacheMode::ReadWrite(dir) = &opts.cache {
         // Even a shard that owns no point leaves a (empty) cache for `cache merge` to find.
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("creating the cache {}", dir.display()))?;
+        std::fs::create_dir_all(dir).with_context(|| format!("creating the cache {}", dir.display()))?;
     }
     let read_only = matches!(opts.cache, CacheMode::ReadOnly(_));
     let progress = Progress::new(opts.progress, points.len());
@@ -456,23 +383,10 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
                 return outcome;
             }
         };
-        let outcome = |result, cached, elapsed| PointOutcome {
-            key: prepared.key.clone(),
-            label: label.clone(),
-            result,
-            cached,
-            elapsed,
-        };
+        let outcome = |result, cached, elapsed| PointOutcome { key: prepared.key.clone(), label: label.clone(), result, cached, elapsed };
         if let Some(shard) = opts.shard.filter(|s| !s.owns(&prepared.key)) {
-            let reason = format!(
-                "belongs to another shard than {}/{}",
-                shard.index, shard.count
-            );
-            return outcome(
-                Err(failure(FailureKind::OtherShard, reason)),
-                false,
-                Duration::ZERO,
-            );
+            let reason = format!("belongs to another shard than {}/{}", shard.index, shard.count);
+            return outcome(Err(failure(FailureKind::OtherShard, reason)), false, Duration::ZERO);
         }
         if let Some(cache) = &cache {
             match cache.get(&prepared.key) {
@@ -490,14 +404,7 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
                 cache::Lookup::Miss => {}
             }
             if read_only {
-                let o = outcome(
-                    Err(failure(
-                        FailureKind::NotCached,
-                        "not in the cache (read-only)",
-                    )),
-                    false,
-                    Duration::ZERO,
-                );
+                let o = outcome(Err(failure(FailureKind::NotCached, "not in the cache (read-only)")), false, Duration::ZERO);
                 progress.finished(&o);
                 return o;
             }
@@ -508,21 +415,14 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
         let elapsed = t.elapsed();
         if let (Ok(metrics), Some(cache)) = (&result, &cache) {
             if let Err(e) = cache.put(&prepared.key, metrics) {
-                result = Err(failure(
-                    FailureKind::Exit,
-                    format!("writing the cache entry: {e:#}"),
-                ));
+                result = Err(failure(FailureKind::Exit, format!("writing the cache entry: {e:#}")));
             }
         }
         let o = outcome(result, false, elapsed);
         progress.finished(&o);
         o
     });
-    let mut summary = RunSummary {
-        points: points.len(),
-        wall: started.elapsed(),
-        ..RunSummary::default()
-    };
+    let mut summary = RunSummary { points: points.len(), wall: started.elapsed(), ..RunSummary::default() };
     summary.recomputed_corrupt = corrupt.into_inner();
     for o in &outcomes {
         summary.busy += o.elapsed;
@@ -532,15 +432,7 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
             Err(f) if f.kind == FailureKind::OtherShard => summary.other_shard += 1,
             Err(_) => {
                 summary.failed += 1;
-                if !o.key.is_empty()
-                    && !matches!(
-                        o.result,
-                        Err(PointFailure {
-                            kind: FailureKind::NotCached,
-                            ..
-                        })
-                    )
-                {
+                if !o.key.is_empty() && !matches!(o.result, Err(PointFailure { kind: FailureKind::NotCached, .. })) {
                     summary.ran += 1;
                 }
             }
@@ -558,18 +450,12 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
 pub fn render_outcomes(outcomes: &[PointOutcome]) -> String {
     let mut out = String::new();
     for o in outcomes {
-        let key = if o.key.is_empty() {
-            "-".to_string()
-        } else {
-            o.key[..12].to_string()
-        };
+        let key = if o.key.is_empty() { "-".to_string() } else { o.key[..12].to_string() };
         match &o.result {
-            Ok(m) => {
-                out += &format!(
-                    "{key} {} tpot_ms={:?} ttft_ms={:?} completed={} n_tpot={} n_ttft={}\n",
-                    o.label, m.tpot_ms, m.ttft_ms, m.completed, m.tpot_samples, m.ttft_samples
-                )
-            }
+            Ok(m) => out += &format!(
+                "{key} {} tpot_ms={:?} ttft_ms={:?} completed={} n_tpot={} n_ttft={}\n",
+                o.label, m.tpot_ms, m.ttft_ms, m.completed, m.tpot_samples, m.ttft_samples
+            ),
             Err(f) => out += &format!("{key} {} FAILED {:?}: {}\n", o.label, f.kind, f.reason),
         }
     }

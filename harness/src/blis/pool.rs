@@ -7,11 +7,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// `f` over every item on at most `workers` threads; results in item order.
-pub fn parallel_map<T: Sync, R: Send>(
-    items: &[T],
-    workers: usize,
-    f: impl Fn(usize, &T) -> R + Sync,
-) -> Vec<R> {
+pub fn parallel_map<T: Sync, R: Send>(items: &[T], workers: usize, f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
     let workers = workers.clamp(1, items.len().max(1));
@@ -79,12 +75,7 @@ pub fn run_child(run: &ChildRun) -> std::io::Result<ChildEnd> {
 
 /// The last `n` non-empty lines of a file (the child's stderr).
 pub fn tail_lines(path: &Path, n: usize) -> Vec<String> {
-    let text = std::fs::read(path)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
+    let text = std::fs::read(path).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    lines[lines.len().saturating_sub(n)..]
-        .iter()
-        .map(|l| l.to_string())
-        .collect()
+    lines[lines.len().saturating_sub(n)..].iter().map(|l| l.to_string()).collect()
 }

@@ -68,16 +68,10 @@ impl Variant {
     pub fn apply(&self, e: &EngineSettings) -> EngineSettings {
         let mut out = *e;
         match *self {
-            Variant::MaxNumSeqsTimes(k) => {
-                out.max_num_seqs = e.max_num_seqs.saturating_mul(k).max(1)
-            }
+            Variant::MaxNumSeqsTimes(k) => out.max_num_seqs = e.max_num_seqs.saturating_mul(k).max(1),
             Variant::MaxNumSeqsDiv(k) => out.max_num_seqs = (e.max_num_seqs / k).max(1),
-            Variant::TokenBudgetTimes(k) => {
-                out.max_num_batched_tokens = e.max_num_batched_tokens.saturating_mul(k).max(1)
-            }
-            Variant::TokenBudgetDiv(k) => {
-                out.max_num_batched_tokens = (e.max_num_batched_tokens / k).max(1)
-            }
+            Variant::TokenBudgetTimes(k) => out.max_num_batched_tokens = e.max_num_batched_tokens.saturating_mul(k).max(1),
+            Variant::TokenBudgetDiv(k) => out.max_num_batched_tokens = (e.max_num_batched_tokens / k).max(1),
             Variant::Baseline | Variant::NumpySeed(_) => {}
         }
         out
@@ -114,10 +108,7 @@ pub fn row_points(
     base.iter()
         .map(|p| match variant {
             Variant::NumpySeed(s) => reseed(p, s),
-            _ => Ok(PointSpec {
-                engine: variant.apply(&p.engine),
-                ..p.clone()
-            }),
+            _ => Ok(PointSpec { engine: variant.apply(&p.engine), ..p.clone() }),
         })
         .collect()
 }
@@ -148,11 +139,7 @@ pub fn sensitivity(
         .into_iter()
         .map(|(variant, start, len)| Row {
             variant,
-            score: score(
-                &all[start..start + len],
-                &report.outcomes[start..start + len],
-            )
-            .map_err(|e| format!("{e:#}")),
+            score: score(&all[start..start + len], &report.outcomes[start..start + len]).map_err(|e| format!("{e:#}")),
         })
         .collect();
     Ok(SensitivityTable { rows })
@@ -160,10 +147,7 @@ pub fn sensitivity(
 
 impl SensitivityTable {
     pub fn baseline(&self) -> Option<&RowScore> {
-        self.rows
-            .iter()
-            .find(|r| r.variant == Variant::Baseline)
-            .and_then(|r| r.score.as_ref().ok())
+        self.rows.iter().find(|r| r.variant == Variant::Baseline).and_then(|r| r.score.as_ref().ok())
     }
 
     /// Rows that fail: a scoring error, or an n different from the baseline's.
@@ -173,11 +157,9 @@ impl SensitivityTable {
             .iter()
             .filter_map(|r| match (&r.score, base_n) {
                 (Err(e), _) => Some(format!("{}: {e}", r.variant.name())),
-                (Ok(s), Some(n)) if s.n != n => Some(format!(
-                    "{}: n = {} differs from the baseline's {n}",
-                    r.variant.name(),
-                    s.n
-                )),
+                (Ok(s), Some(n)) if s.n != n => {
+                    Some(format!("{}: n = {} differs from the baseline's {n}", r.variant.name(), s.n))
+                }
                 (Ok(_), None) => Some(format!("{}: no baseline to compare with", r.variant.name())),
                 _ => None,
             })
@@ -188,10 +170,7 @@ impl SensitivityTable {
     /// the report; `n` (the baseline's), `rows_agree_on_n`, and per row `<key>.n`,
     /// `<key>.tpot_shape`, `<key>.ttft_shape` (the baseline is `seed0`).
     pub fn output(&self) -> crate::task::TaskOutput {
-        let mut out = crate::task::TaskOutput {
-            report: self.render(),
-            ..Default::default()
-        };
+        let mut out = crate::task::TaskOutput { report: self.render(), ..Default::default() };
         if let Some(base) = self.baseline() {
             out.count("n", base.n);
         }
@@ -220,15 +199,10 @@ impl SensitivityTable {
                     // Deltas rounded to the printed precision first, so no "-0.00".
                     let delta = |a: f64, b: f64| ((a - b) * 100.0).round() / 100.0 + 0.0;
                     let (dt, df) = base.map_or((f64::NAN, f64::NAN), |b| {
-                        (
-                            delta(s.tpot_shape, b.tpot_shape),
-                            delta(s.ttft_shape, b.ttft_shape),
-                        )
+                        (delta(s.tpot_shape, b.tpot_shape), delta(s.ttft_shape, b.ttft_shape))
                     });
                     let status = match base {
-                        Some(b) if b.n != s.n => {
-                            format!("FAIL: n differs from the baseline's {}", b.n)
-                        }
+                        Some(b) if b.n != s.n => format!("FAIL: n differs from the baseline's {}", b.n),
                         Some(_) => "ok".to_string(),
                         None => "FAIL: no baseline".to_string(),
                     };
@@ -242,17 +216,7 @@ impl SensitivityTable {
                         df
                     );
                 }
-                Err(e) => {
-                    out += &format!(
-                        "{:<18} {:>6} {:>11} {:>8} {:>11} {:>8}  FAIL: {e}\n",
-                        row.variant.name(),
-                        "-",
-                        "-",
-                        "-",
-                        "-",
-                        "-"
-                    )
-                }
+                Err(e) => out += &format!("{:<18} {:>6} {:>11} {:>8} {:>11} {:>8}  FAIL: {e}\n", row.variant.name(), "-", "-", "-", "-", "-"),
             }
         }
         out
@@ -265,41 +229,18 @@ mod tests {
 
     #[test]
     fn budgets_never_drop_below_one() {
-        let e = EngineSettings {
-            max_num_seqs: 1,
-            max_num_batched_tokens: 1,
-            block_size: 16,
-            enable_prefix_caching: true,
-        };
+        let e = EngineSettings { max_num_seqs: 1, max_num_batched_tokens: 1, block_size: 16, enable_prefix_caching: true };
         assert_eq!(Variant::MaxNumSeqsDiv(2).apply(&e).max_num_seqs, 1);
-        assert_eq!(
-            Variant::TokenBudgetDiv(2).apply(&e).max_num_batched_tokens,
-            1
-        );
+        assert_eq!(Variant::TokenBudgetDiv(2).apply(&e).max_num_batched_tokens, 1);
         assert_eq!(Variant::MaxNumSeqsTimes(4).apply(&e).max_num_seqs, 4);
         assert_eq!(Variant::TokenBudgetTimes(2).apply(&e).block_size, 16);
     }
 
     #[test]
     fn a_row_with_another_n_fails() {
-        let score = |n| {
-            Ok(RowScore {
-                n,
-                tpot_shape: 1.0,
-                ttft_shape: 2.0,
-            })
-        };
+        let score = |n| Ok(RowScore { n, tpot_shape: 1.0, ttft_shape: 2.0 });
         let table = SensitivityTable {
-            rows: vec![
-                Row {
-                    variant: Variant::Baseline,
-                    score: score(10),
-                },
-                Row {
-                    variant: Variant::NumpySeed(1),
-                    score: score(9),
-                },
-            ],
+            rows: vec![Row { variant: Variant::Baseline, score: score(10) }, Row { variant: Variant::NumpySeed(1), score: score(9) }],
         };
         assert_eq!(table.failures().len(), 1);
         assert!(table.render().contains("FAIL: n differs"));

@@ -12,9 +12,7 @@ pub struct Shard {
 
 impl Shard {
     pub fn parse(text: &str) -> Result<Shard> {
-        let Some((i, n)) = text.split_once('/') else {
-            bail!("--shard {text:?}: expected I/N, e.g. 2/4")
-        };
+        let Some((i, n)) = text.split_once('/') else { bail!("--shard {text:?}: expected I/N, e.g. 2/4") };
         let (Ok(index), Ok(count)) = (i.trim().parse::<u32>(), n.trim().parse::<u32>()) else {
             bail!("--shard {text:?}: I and N must be positive integers")
         };
@@ -48,15 +46,7 @@ mod tests {
     fn every_key_has_exactly_one_owner() {
         for k in 0..200u32 {
             let key = super::super::cache::key("d", "s", "v", &k.to_string(), 0);
-            let owners = (1..=3)
-                .filter(|i| {
-                    Shard {
-                        index: *i,
-                        count: 3,
-                    }
-                    .owns(&key)
-                })
-                .count();
+            let owners = (1..=3).filter(|i| Shard { index: *i, count: 3 }.owns(&key)).count();
             assert_eq!(owners, 1);
         }
     }

@@ -23,12 +23,8 @@ pub struct EngineSettings {
 }
 
 /// The names of the fields a variant may change, in the scenario schema's spelling.
-pub const ENGINE_FIELDS: [&str; 4] = [
-    "max_num_seqs",
-    "max_num_batched_tokens",
-    "block_size",
-    "enable_prefix_caching",
-];
+pub const ENGINE_FIELDS: [&str; 4] =
+    ["max_num_seqs", "max_num_batched_tokens", "block_size", "enable_prefix_caching"];
 
 /// Parses every document of a scenario file.
 pub fn parse_documents(text: &str) -> Result<Vec<Value>> {
@@ -49,20 +45,13 @@ fn engine_mut(docs: &mut [Value]) -> Result<&mut Mapping> {
         .and_then(Value::as_sequence_mut)
         .context("Deployment has no `pools` list")?;
     if pools.len() != 1 {
-        bail!(
-            "Deployment states {} pools; a point describes one aggregated pool",
-            pools.len()
-        );
+        bail!("Deployment states {} pools; a point describes one aggregated pool", pools.len());
     }
-    let pool = pools[0]
-        .as_mapping_mut()
-        .context("pools[0] is not a mapping")?;
+    let pool = pools[0].as_mapping_mut().context("pools[0] is not a mapping")?;
     let engine = pool
         .entry(Value::from("engine"))
         .or_insert_with(|| Value::Mapping(Mapping::new()));
-    engine
-        .as_mapping_mut()
-        .context("pools[0].engine is not a mapping")
+    engine.as_mapping_mut().context("pools[0].engine is not a mapping")
 }
 
 /// The scenario's own values of the four fields (`None` where it does not state one).
@@ -84,9 +73,7 @@ pub fn stated_settings(text: &str) -> Result<StatedSettings> {
                 .as_u64()
                 .and_then(|n| u32::try_from(n).ok())
                 .map(Some)
-                .with_context(|| {
-                    format!("pools[0].engine.{key}: expected a non-negative integer, got {v:?}")
-                }),
+                .with_context(|| format!("pools[0].engine.{key}: expected a non-negative integer, got {v:?}")),
         }
     };
     Ok(StatedSettings {
@@ -107,15 +94,9 @@ pub fn scenario_variant(text: &str, settings: &EngineSettings) -> Result<String>
     let mut docs = parse_documents(text)?;
     let engine = engine_mut(&mut docs)?;
     engine.insert("max_num_seqs".into(), settings.max_num_seqs.into());
-    engine.insert(
-        "max_num_batched_tokens".into(),
-        settings.max_num_batched_tokens.into(),
-    );
+    engine.insert("max_num_batched_tokens".into(), settings.max_num_batched_tokens.into());
     engine.insert("block_size".into(), settings.block_size.into());
-    engine.insert(
-        "enable_prefix_caching".into(),
-        settings.enable_prefix_caching.into(),
-    );
+    engine.insert("enable_prefix_caching".into(), settings.enable_prefix_caching.into());
     let mut out = String::new();
     for (i, doc) in docs.iter().enumerate() {
         if i > 0 {

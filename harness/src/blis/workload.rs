@@ -69,10 +69,7 @@ pub fn with_warmup(measured: &[u32], concurrency: u32) -> Vec<u32> {
 pub fn check_lengths(point: &PointSpec) -> Result<()> {
     let n = point.concurrency as usize;
     ensure!(point.concurrency > 0, "concurrency must be positive");
-    for (name, v) in [
-        ("input_lens", &point.input_lens),
-        ("output_lens", &point.output_lens),
-    ] {
+    for (name, v) in [("input_lens", &point.input_lens), ("output_lens", &point.output_lens)] {
         ensure!(
             v.len() == 10 * n,
             "{name} has {} lengths; a closed loop at concurrency {n} measures 10 x {n} = {}",
@@ -97,20 +94,12 @@ pub fn workload_spec(point: &PointSpec) -> Result<String> {
         clients: [Client {
             id: "inferencex-closed-loop",
             concurrency: point.concurrency,
-            arrival: Arrival {
-                process: "closed_loop",
-            },
+            arrival: Arrival { process: "closed_loop" },
             prefix_length: 0,
             streaming: true,
             warmup_requests: 2 * point.concurrency as usize,
-            input_distribution: Sequence {
-                kind: "sequence",
-                params: Values { values: &inputs },
-            },
-            output_distribution: Sequence {
-                kind: "sequence",
-                params: Values { values: &outputs },
-            },
+            input_distribution: Sequence { kind: "sequence", params: Values { values: &inputs } },
+            output_distribution: Sequence { kind: "sequence", params: Values { values: &outputs } },
         }],
     };
     serde_yaml::to_string(&spec).context("encoding the workload spec")

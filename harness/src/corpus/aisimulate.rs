@@ -119,12 +119,7 @@ pub struct PublishedStatusCounts {
 
 impl From<PublishedStatusCounts> for StatusCounts {
     fn from(c: PublishedStatusCounts) -> Self {
-        StatusCounts {
-            success: c.success,
-            unsupported: c.unsupported,
-            failed: c.failed,
-            unknown: c.unknown,
-        }
+        StatusCounts { success: c.success, unsupported: c.unsupported, failed: c.failed, unknown: c.unknown }
     }
 }
 
@@ -320,9 +315,7 @@ impl Summary {
                 for (gi, gpu) in workload.gpus.iter().enumerate() {
                     for (ti, topology) in gpu.topologies.iter().enumerate() {
                         out.push(TopologyRef {
-                            path: format!(
-                                "models[{mi}].workloads[{wi}].gpus[{gi}].topologies[{ti}]"
-                            ),
+                            path: format!("models[{mi}].workloads[{wi}].gpus[{gi}].topologies[{ti}]"),
                             model,
                             workload,
                             gpu,
@@ -352,16 +345,9 @@ pub fn load(path: &Path) -> anyhow::Result<Summary> {
 
 /// Parses and checks a document; `file` is only used in messages.
 pub fn parse(text: &str, file: &str) -> Result<Summary, CorpusError> {
-    let fail = |path: String, message: String| CorpusError {
-        file: file.to_string(),
-        path,
-        message,
-    };
+    let fail = |path: String, message: String| CorpusError { file: file.to_string(), path, message };
     if text.trim().is_empty() {
-        return Err(fail(
-            ".".into(),
-            "the file is empty; expected AISimulate's summary JSON object".into(),
-        ));
+        return Err(fail(".".into(), "the file is empty; expected AISimulate's summary JSON object".into()));
     }
     check_json(text).map_err(|(path, message)| fail(path, message))?;
     let mut de = serde_json::Deserializer::from_str(text);
@@ -373,11 +359,7 @@ pub fn parse(text: &str, file: &str) -> Result<Summary, CorpusError> {
 
 fn path_text(path: &serde_path_to_error::Path) -> String {
     let text = path.to_string();
-    if text.is_empty() {
-        ".".to_string()
-    } else {
-        text
-    }
+    if text.is_empty() { ".".to_string() } else { text }
 }
 
 /// Pass 1: walks the whole document once; duplicate keys are an error at any depth (serde
@@ -405,16 +387,12 @@ fn looks_like_non_finite(text: &str, err: &serde_json::Error) -> bool {
     if err.classify() != serde_json::error::Category::Syntax || err.line() == 0 {
         return false;
     }
-    let Some(line) = text.lines().nth(err.line() - 1) else {
-        return false;
-    };
+    let Some(line) = text.lines().nth(err.line() - 1) else { return false };
     // The column points at the offending character: the N of NaN, or the I of -Infinity.
     let start = err.column().saturating_sub(1).min(line.len());
     let rest = line.get(start..).unwrap_or("");
     let rest = rest.strip_prefix('-').unwrap_or(rest);
-    ["NaN", "Infinity"]
-        .iter()
-        .any(|word| rest.starts_with(word))
+    ["NaN", "Infinity"].iter().any(|word| rest.starts_with(word))
 }
 
 struct NoDuplicates;
@@ -431,24 +409,12 @@ impl<'de> Visitor<'de> for NoDuplicates {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
-        Ok(NoDuplicates)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
-        Ok(NoDuplicates)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
-        Ok(NoDuplicates)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
-        Ok(NoDuplicates)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Self, E> {
-        Ok(NoDuplicates)
-    }
-    fn visit_unit<E>(self) -> Result<Self, E> {
-        Ok(NoDuplicates)
-    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self, E> { Ok(NoDuplicates) }
+    fn visit_i64<E>(self, _: i64) -> Result<Self, E> { Ok(NoDuplicates) }
+    fn visit_u64<E>(self, _: u64) -> Result<Self, E> { Ok(NoDuplicates) }
+    fn visit_f64<E>(self, _: f64) -> Result<Self, E> { Ok(NoDuplicates) }
+    fn visit_str<E>(self, _: &str) -> Result<Self, E> { Ok(NoDuplicates) }
+    fn visit_unit<E>(self) -> Result<Self, E> { Ok(NoDuplicates) }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
         while seq.next_element::<NoDuplicates>()?.is_some() {}
@@ -472,10 +438,7 @@ type Check = Result<(), (String, String)>;
 /// Pass 3. Each level's counts are checked against its children's, never trusted.
 fn check_consistency(s: &Summary) -> Check {
     if s.schema_version != 1 {
-        return Err((
-            "schema_version".into(),
-            format!("is {}, expected 1", s.schema_version),
-        ));
+        return Err(("schema_version".into(), format!("is {}, expected 1", s.schema_version)));
     }
     let mut rows = 0;
     let mut counts = StatusCounts::default();
@@ -487,34 +450,13 @@ fn check_consistency(s: &Summary) -> Check {
         counts = counts.add(&c);
         aic_points += a;
     }
-    check_level(
-        "totals",
-        "models",
-        s.totals.rows,
-        &s.totals.aic,
-        &s.totals.aisimulate,
-        rows,
-        counts,
-        aic_points,
-    )?;
-    expect_eq(
-        "totals.models",
-        s.totals.models,
-        s.models.len() as u64,
-        "the models list has",
-    )?;
+    check_level("totals", "models", s.totals.rows, &s.totals.aic, &s.totals.aisimulate, rows, counts, aic_points)?;
+    expect_eq("totals.models", s.totals.models, s.models.len() as u64, "the models list has")?;
+    expect_eq("scope.published_rows", s.scope.published_rows, s.totals.rows, "totals.rows is")?;
     expect_eq(
         "scope.published_rows",
         s.scope.published_rows,
-        s.totals.rows,
-        "totals.rows is",
-    )?;
-    expect_eq(
-        "scope.published_rows",
-        s.scope.published_rows,
-        s.scope
-            .raw_rows
-            .saturating_sub(s.scope.excluded_multinode_rows),
+        s.scope.raw_rows.saturating_sub(s.scope.excluded_multinode_rows),
         "scope.raw_rows - scope.excluded_multinode_rows is",
     )?;
     Ok(())
@@ -533,40 +475,13 @@ fn check_model(path: &str, model: &Model) -> Result<(u64, StatusCounts, u64), (S
                 let t = check_topology(&tpath, topology)?;
                 gsum = (gsum.0 + t.0, gsum.1.add(&t.1), gsum.2 + t.2);
             }
-            check_level(
-                &gpath,
-                "topologies",
-                gpu.rows,
-                &gpu.aic,
-                &gpu.aisimulate,
-                gsum.0,
-                gsum.1,
-                gsum.2,
-            )?;
+            check_level(&gpath, "topologies", gpu.rows, &gpu.aic, &gpu.aisimulate, gsum.0, gsum.1, gsum.2)?;
             wsum = (wsum.0 + gsum.0, wsum.1.add(&gsum.1), wsum.2 + gsum.2);
         }
-        check_level(
-            &wpath,
-            "gpus",
-            workload.rows,
-            &workload.aic,
-            &workload.aisimulate,
-            wsum.0,
-            wsum.1,
-            wsum.2,
-        )?;
+        check_level(&wpath, "gpus", workload.rows, &workload.aic, &workload.aisimulate, wsum.0, wsum.1, wsum.2)?;
         sum = (sum.0 + wsum.0, sum.1.add(&wsum.1), sum.2 + wsum.2);
     }
-    check_level(
-        path,
-        "workloads",
-        model.rows,
-        &model.aic,
-        &model.aisimulate,
-        sum.0,
-        sum.1,
-        sum.2,
-    )?;
+    check_level(path, "workloads", model.rows, &model.aic, &model.aisimulate, sum.0, sum.1, sum.2)?;
     Ok(sum)
 }
 
@@ -577,21 +492,12 @@ fn check_topology(path: &str, t: &Topology) -> Result<(u64, StatusCounts, u64), 
         if !seen.insert(point.concurrency) {
             return Err((
                 format!("{ppath}.concurrency"),
-                format!(
-                    "{} appears twice in this topology; expected one point per concurrency",
-                    point.concurrency
-                ),
+                format!("{} appears twice in this topology; expected one point per concurrency", point.concurrency),
             ));
         }
-        for (name, value) in [
-            ("tpot_relative", point.measured.tpot_relative),
-            ("ttft_relative", point.measured.ttft_relative),
-        ] {
+        for (name, value) in [("tpot_relative", point.measured.tpot_relative), ("ttft_relative", point.measured.ttft_relative)] {
             if value < 0.0 {
-                return Err((
-                    format!("{ppath}.measured.{name}"),
-                    format!("is {value}, expected a non-negative relative"),
-                ));
+                return Err((format!("{ppath}.measured.{name}"), format!("is {value}, expected a non-negative relative")));
             }
         }
         let success = point.status == PointStatus::Success;
@@ -603,10 +509,7 @@ fn check_topology(path: &str, t: &Topology) -> Result<(u64, StatusCounts, u64), 
                         return Err((field, format!("is {v}, expected a non-negative value")));
                     }
                     None if arm == Arm::Aisimulate && success => {
-                        return Err((
-                            field,
-                            "is null on a success point; expected a number".into(),
-                        ));
+                        return Err((field, "is null on a success point; expected a number".into()));
                     }
                     Some(_) if arm == Arm::Aisimulate && !success => {
                         return Err((
@@ -624,16 +527,7 @@ fn check_topology(path: &str, t: &Topology) -> Result<(u64, StatusCounts, u64), 
     }
     let counts = StatusCounts::of(t.points.iter().map(|p| Status::from(p.status)));
     let aic_points = t.points.iter().filter(|p| p.aic.complete()).count() as u64;
-    check_level(
-        path,
-        "points",
-        t.rows,
-        &t.aic,
-        &t.aisimulate,
-        t.points.len() as u64,
-        counts,
-        aic_points,
-    )?;
+    check_level(path, "points", t.rows, &t.aic, &t.aisimulate, t.points.len() as u64, counts, aic_points)?;
     Ok((t.points.len() as u64, counts, aic_points))
 }
 
@@ -649,17 +543,9 @@ fn check_level(
     child_counts: StatusCounts,
     child_aic_points: u64,
 ) -> Check {
-    expect_eq(
-        &format!("{path}.rows"),
-        rows,
-        child_rows,
-        &format!("the rows of its {children} add up to"),
-    )?;
+    expect_eq(&format!("{path}.rows"), rows, child_rows, &format!("the rows of its {children} add up to"))?;
     let Some(published) = aisimulate.status_counts else {
-        return Err((
-            format!("{path}.aisimulate.status_counts"),
-            "is missing; expected success, unsupported, failed, unknown counts".into(),
-        ));
+        return Err((format!("{path}.aisimulate.status_counts"), "is missing; expected success, unsupported, failed, unknown counts".into()));
     };
     let published_counts = StatusCounts::from(published);
     if published_counts.rows() != rows {
@@ -670,62 +556,31 @@ fn check_level(
     }
     for (key, got, want) in [
         ("success", published.success, child_counts.success),
-        (
-            "unsupported",
-            published.unsupported,
-            child_counts.unsupported,
-        ),
+        ("unsupported", published.unsupported, child_counts.unsupported),
         ("failed", published.failed, child_counts.failed),
         ("unknown", published.unknown, child_counts.unknown),
     ] {
-        expect_eq(
-            &format!("{path}.aisimulate.status_counts.{key}"),
-            got,
-            want,
-            &format!("the {key} counts of its {children} add up to"),
-        )?;
+        expect_eq(&format!("{path}.aisimulate.status_counts.{key}"), got, want, &format!("the {key} counts of its {children} add up to"))?;
     }
-    expect_eq(
-        &format!("{path}.aisimulate.points"),
-        aisimulate.points,
-        published.success,
-        "aisimulate.status_counts.success is",
-    )?;
-    expect_eq(
-        &format!("{path}.aic.points"),
-        aic.points,
-        child_aic_points,
-        &format!("the AIC points of its {children} add up to"),
-    )?;
+    expect_eq(&format!("{path}.aisimulate.points"), aisimulate.points, published.success, "aisimulate.status_counts.success is")?;
+    expect_eq(&format!("{path}.aic.points"), aic.points, child_aic_points, &format!("the AIC points of its {children} add up to"))?;
     if aic.status_counts.is_some() || aic.coverage_pct.is_some() {
-        return Err((
-            format!("{path}.aic"),
-            "carries status_counts or coverage_pct; only aisimulate has them".into(),
-        ));
+        return Err((format!("{path}.aic"), "carries status_counts or coverage_pct; only aisimulate has them".into()));
     }
     if let Some(coverage) = aisimulate.coverage_pct {
         let expected = published_counts.coverage_pct();
         if expected != Some(coverage) {
             return Err((
                 format!("{path}.aisimulate.coverage_pct"),
-                format!(
-                    "is {coverage} but success / rows x 100 rounded to 2 is {}",
-                    expected.map_or("undefined".into(), |v| v.to_string())
-                ),
+                format!("is {coverage} but success / rows x 100 rounded to 2 is {}", expected.map_or("undefined".into(), |v| v.to_string())),
             ));
         }
     }
     for (arm, figures) in [(Arm::Aisimulate, aisimulate), (Arm::Aic, aic)] {
         for metric in Metric::ALL {
-            for (name, value) in [
-                ("mape_pct", figures.mape_pct(metric)),
-                ("shape_error_pct", figures.shape_error_pct(metric)),
-            ] {
+            for (name, value) in [("mape_pct", figures.mape_pct(metric)), ("shape_error_pct", figures.shape_error_pct(metric))] {
                 if let Some(v) = value.filter(|v| *v < 0.0) {
-                    return Err((
-                        format!("{path}.{arm}.{metric}_{name}"),
-                        format!("is {v}, expected a non-negative percentage"),
-                    ));
+                    return Err((format!("{path}.{arm}.{metric}_{name}"), format!("is {v}, expected a non-negative percentage")));
                 }
             }
         }

@@ -234,8 +234,7 @@ pub(crate) fn parse_json_strict<T: serde::de::DeserializeOwned>(text: &str) -> R
         let path = err.path().to_string();
         anyhow::anyhow!("at `{path}`: {}", err.into_inner())
     })?;
-    de.end()
-        .map_err(|err| anyhow::anyhow!("after the top-level value: {err}"))?;
+    de.end().map_err(|err| anyhow::anyhow!("after the top-level value: {err}"))?;
     Ok(value)
 }
 
@@ -250,9 +249,7 @@ fn check_finite<E: serde::de::Error>(x: f64) -> Result<f64, E> {
 fn check_pct<E: serde::de::Error>(x: f64) -> Result<f64, E> {
     let x = check_finite(x)?;
     if x < 0.0 {
-        return Err(E::custom(format!(
-            "expected a non-negative percentage, found {x}"
-        )));
+        return Err(E::custom(format!("expected a non-negative percentage, found {x}")));
     }
     Ok(x)
 }
@@ -326,19 +323,12 @@ mod tests {
         let mut v = valid();
         v["sweeps"][0]["points"][0]["status"] = serde_json::json!("skipped");
         let e = err_of(v);
-        assert!(
-            e.contains("sweeps[0].points[0].status") && e.contains("skipped"),
-            "{e}"
-        );
+        assert!(e.contains("sweeps[0].points[0].status") && e.contains("skipped"), "{e}");
     }
 
     #[test]
     fn duplicate_key_is_an_error() {
-        let text = valid().to_string().replacen(
-            "\"label\":\"1k1k\"",
-            "\"label\":\"1k1k\",\"label\":\"1k8k\"",
-            1,
-        );
+        let text = valid().to_string().replacen("\"label\":\"1k1k\"", "\"label\":\"1k1k\",\"label\":\"1k8k\"", 1);
         let e = format!("{:#}", parse(&text).unwrap_err());
         assert!(e.contains("duplicate field `label`"), "{e}");
     }
@@ -353,11 +343,7 @@ mod tests {
     #[test]
     fn non_finite_number_is_an_error() {
         // JSON has no NaN; an out-of-range literal is how a non-finite value would arrive.
-        let text = valid().to_string().replacen(
-            "\"aic_tpot_relative\":1.5",
-            "\"aic_tpot_relative\":1e999",
-            1,
-        );
+        let text = valid().to_string().replacen("\"aic_tpot_relative\":1.5", "\"aic_tpot_relative\":1e999", 1);
         let e = format!("{:#}", parse(&text).unwrap_err());
         assert!(e.contains("sweeps[0].points[1]"), "{e}");
     }
@@ -367,19 +353,13 @@ mod tests {
         let mut v = valid();
         v["sweeps"][0]["points"][0]["aic_ttft_error_pct"] = serde_json::json!(-1.0);
         let e = err_of(v);
-        assert!(
-            e.contains("sweeps[0].points[0].aic_ttft_error_pct") && e.contains("non-negative"),
-            "{e}"
-        );
+        assert!(e.contains("sweeps[0].points[0].aic_ttft_error_pct") && e.contains("non-negative"), "{e}");
     }
 
     #[test]
     fn missing_relative_is_read_as_absent_not_an_error() {
         let mut v = valid();
-        v["sweeps"][0]["points"][1]
-            .as_object_mut()
-            .unwrap()
-            .remove("aisimulate_tpot_relative");
+        v["sweeps"][0]["points"][1].as_object_mut().unwrap().remove("aisimulate_tpot_relative");
         v["sweeps"][0]["points"][0]["aic_ttft_relative"] = serde_json::Value::Null;
         let c = parse(&v.to_string()).unwrap();
         assert_eq!(c.sweeps[0].points[1].aisimulate_tpot_relative, None);
@@ -389,15 +369,7 @@ mod tests {
     #[test]
     fn workload_must_be_isl_colon_osl() {
         assert_eq!(parse_workload("8192:1024"), Ok((8192, 1024)));
-        for bad in [
-            "1k1k",
-            "1024",
-            "1024:",
-            ":1024",
-            "0:1024",
-            "1024:-1",
-            "1024:1024:1",
-        ] {
+        for bad in ["1k1k", "1024", "1024:", ":1024", "0:1024", "1024:-1", "1024:1024:1"] {
             assert!(parse_workload(bad).is_err(), "{bad}");
         }
     }
@@ -407,10 +379,7 @@ mod tests {
         let mut v = valid();
         v["sweeps"][0]["points"][1]["concurrency"] = serde_json::json!(1);
         let e = err_of(v);
-        assert!(
-            e.contains("sweeps[0].points[1].concurrency") && e.contains("repeats"),
-            "{e}"
-        );
+        assert!(e.contains("sweeps[0].points[1].concurrency") && e.contains("repeats"), "{e}");
     }
 
     #[test]
@@ -419,10 +388,7 @@ mod tests {
         let sweep = v["sweeps"][0].clone();
         v["sweeps"].as_array_mut().unwrap().push(sweep);
         let e = err_of(v);
-        assert!(
-            e.contains("sweeps[1]") && e.contains("repeats `sweeps[0]`"),
-            "{e}"
-        );
+        assert!(e.contains("sweeps[1]") && e.contains("repeats `sweeps[0]`"), "{e}");
     }
 
     #[test]
@@ -431,9 +397,6 @@ mod tests {
         let path = dir.path().join("aisimulate_e2e.json");
         std::fs::write(&path, "{\"source\": 1}").unwrap();
         let e = format!("{:#}", load(&path).unwrap_err());
-        assert!(
-            e.contains("aisimulate_e2e.json") && e.contains("source"),
-            "{e}"
-        );
+        assert!(e.contains("aisimulate_e2e.json") && e.contains("source"), "{e}");
     }
 }

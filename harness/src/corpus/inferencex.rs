@@ -47,16 +47,18 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for ConcurrencyMap<V> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut out = BTreeMap::new();
                 while let Some(key) = map.next_key::<String>()? {
-                    let c: u32 = key.parse().ok().filter(|c| *c > 0).ok_or_else(|| {
-                        de::Error::custom(format!(
-                            "concurrency key {key:?} is not a positive integer"
-                        ))
-                    })?;
+                    let c: u32 = key
+                        .parse()
+                        .ok()
+                        .filter(|c| *c > 0)
+                        .ok_or_else(|| {
+                            de::Error::custom(format!(
+                                "concurrency key {key:?} is not a positive integer"
+                            ))
+                        })?;
                     let value = map.next_value::<V>()?;
                     if out.insert(c, value).is_some() {
-                        return Err(de::Error::custom(format!(
-                            "duplicate concurrency key {key:?}"
-                        )));
+                        return Err(de::Error::custom(format!("duplicate concurrency key {key:?}")));
                     }
                 }
                 Ok(ConcurrencyMap(out))
@@ -102,9 +104,7 @@ impl<'de> Deserialize<'de> for Finite {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let x = f64::deserialize(d)?;
         if !x.is_finite() {
-            return Err(de::Error::custom(format!(
-                "expected a finite number, found {x}"
-            )));
+            return Err(de::Error::custom(format!("expected a finite number, found {x}")));
         }
         Ok(Finite(x))
     }
@@ -157,29 +157,20 @@ pub struct Anchor {
 impl Anchor {
     /// Measured mean TPOT at `concurrency` in microseconds; a value <= 0 counts as absent.
     pub fn tpot_us(&self, concurrency: u32) -> Option<f64> {
-        self.absolute_tpot_us
-            .get(concurrency)
-            .map(|v| v.0)
-            .filter(|v| *v > 0.0)
+        self.absolute_tpot_us.get(concurrency).map(|v| v.0).filter(|v| *v > 0.0)
     }
     /// Measured mean TTFT at `concurrency` in microseconds; a value <= 0 counts as absent.
     pub fn ttft_us(&self, concurrency: u32) -> Option<f64> {
-        self.absolute_ttft_us
-            .get(concurrency)
-            .map(|v| v.0)
-            .filter(|v| *v > 0.0)
+        self.absolute_ttft_us.get(concurrency).map(|v| v.0).filter(|v| *v > 0.0)
     }
 }
 
 pub fn load_absolutes(path: &Path) -> Result<Absolutes> {
     let text = read(path)?;
-    let parsed: Absolutes =
-        super::e2e::parse_json_strict(&text).with_context(|| crate::paths::display(path))?;
-    check_unique_joins(
-        parsed.anchors.iter().map(|a| (&a.scenario, &a.label)),
-        "anchors",
-    )
-    .with_context(|| crate::paths::display(path))?;
+    let parsed: Absolutes = super::e2e::parse_json_strict(&text)
+        .with_context(|| crate::paths::display(path))?;
+    check_unique_joins(parsed.anchors.iter().map(|a| (&a.scenario, &a.label)), "anchors")
+        .with_context(|| crate::paths::display(path))?;
     Ok(parsed)
 }
 
@@ -272,8 +263,8 @@ fn setting_value(v: &serde_json::Value) -> Option<SettingValue> {
 
 pub fn load_engine_settings(path: &Path) -> Result<EngineSettings> {
     let text = read(path)?;
-    let parsed: EngineSettings =
-        super::e2e::parse_json_strict(&text).with_context(|| crate::paths::display(path))?;
+    let parsed: EngineSettings = super::e2e::parse_json_strict(&text)
+        .with_context(|| crate::paths::display(path))?;
     check_settings(&parsed).with_context(|| crate::paths::display(path))?;
     Ok(parsed)
 }
@@ -284,9 +275,7 @@ fn check_settings(s: &EngineSettings) -> Result<()> {
     for (i, record) in s.settings.iter().enumerate() {
         for (c, point) in record.by_concurrency.iter() {
             for field in oracles::tiers::TRACKED_SETTINGS {
-                let Some(v) = point.passed.0.get(field) else {
-                    continue;
-                };
+                let Some(v) = point.passed.0.get(field) else { continue };
                 let ok = match field {
                     "enable_prefix_caching" => v.is_boolean(),
                     _ => v.as_u64().is_some_and(|x| x > 0),
@@ -297,26 +286,16 @@ fn check_settings(s: &EngineSettings) -> Result<()> {
                          expected {}, found {v}",
                         record.scenario,
                         record.label,
-                        if field == "enable_prefix_caching" {
-                            "a boolean"
-                        } else {
-                            "a positive integer"
-                        }
+                        if field == "enable_prefix_caching" { "a boolean" } else { "a positive integer" }
                     );
                 }
             }
         }
     }
-    check_unique_joins(
-        s.settings.iter().map(|r| (&r.scenario, &r.label)),
-        "settings",
-    )?;
+    check_unique_joins(s.settings.iter().map(|r| (&r.scenario, &r.label)), "settings")?;
     if let Some(n) = s.sweeps {
         if n != s.settings.len() as u64 {
-            bail!(
-                "`sweeps` says {n} records, `settings` has {}",
-                s.settings.len()
-            );
+            bail!("`sweeps` says {n} records, `settings` has {}", s.settings.len());
         }
     }
     Ok(())
@@ -363,39 +342,23 @@ mod tests {
         let keys: Vec<u32> = a.anchors[0].absolute_tpot_us.0.keys().copied().collect();
         assert_eq!(keys, [1, 2, 16]);
         assert_eq!(a.anchors[0].tpot_us(16), Some(9.0));
-        assert_eq!(
-            a.anchors[0].tpot_us(2),
-            None,
-            "a value <= 0 counts as absent"
-        );
+        assert_eq!(a.anchors[0].tpot_us(2), None, "a value <= 0 counts as absent");
         assert_eq!(a.anchors[0].tpot_us(4), None);
     }
 
     #[test]
     fn concurrency_key_not_a_number_names_path_and_key() {
-        let e = format!(
-            "{:#}",
-            parse_abs(&absolutes(r#"{"1": 5.0, "eight": 9.0}"#)).unwrap_err()
-        );
-        assert!(
-            e.contains("anchors[0].absolute_tpot_us") && e.contains("\"eight\""),
-            "{e}"
-        );
+        let e = format!("{:#}", parse_abs(&absolutes(r#"{"1": 5.0, "eight": 9.0}"#)).unwrap_err());
+        assert!(e.contains("anchors[0].absolute_tpot_us") && e.contains("\"eight\""), "{e}");
         let e = format!("{:#}", parse_abs(&absolutes(r#"{"-2": 5.0}"#)).unwrap_err());
         assert!(e.contains("not a positive integer"), "{e}");
     }
 
     #[test]
     fn duplicate_concurrency_key_is_an_error() {
-        let e = format!(
-            "{:#}",
-            parse_abs(&absolutes(r#"{"4": 5.0, "04": 9.0}"#)).unwrap_err()
-        );
+        let e = format!("{:#}", parse_abs(&absolutes(r#"{"4": 5.0, "04": 9.0}"#)).unwrap_err());
         assert!(e.contains("duplicate concurrency key \"04\""), "{e}");
-        let e = format!(
-            "{:#}",
-            parse_abs(&absolutes(r#"{"4": 5.0, "4": 9.0}"#)).unwrap_err()
-        );
+        let e = format!("{:#}", parse_abs(&absolutes(r#"{"4": 5.0, "4": 9.0}"#)).unwrap_err());
         assert!(e.contains("duplicate concurrency key"), "{e}");
     }
 
@@ -421,31 +384,16 @@ mod tests {
         ))
         .unwrap();
         let p = s.settings[0].by_concurrency.get(1).unwrap();
-        assert_eq!(
-            p.passed_setting("max_num_seqs"),
-            Some(SettingValue::Int(256))
-        );
-        assert_eq!(
-            p.passed_setting("enable_prefix_caching"),
-            Some(SettingValue::Bool(false))
-        );
+        assert_eq!(p.passed_setting("max_num_seqs"), Some(SettingValue::Int(256)));
+        assert_eq!(p.passed_setting("enable_prefix_caching"), Some(SettingValue::Bool(false)));
         assert_eq!(p.passed_setting("block_size"), None);
     }
 
     #[test]
     fn bad_tracked_setting_names_record_and_field() {
-        let e = format!(
-            "{:#}",
-            parse_settings(&settings(r#"{"max_num_seqs": -1}"#)).unwrap_err()
-        );
-        assert!(
-            e.contains("settings[0].by_concurrency.\"1\".passed.max_num_seqs"),
-            "{e}"
-        );
-        let e = format!(
-            "{:#}",
-            parse_settings(&settings(r#"{"enable_prefix_caching": 1}"#)).unwrap_err()
-        );
+        let e = format!("{:#}", parse_settings(&settings(r#"{"max_num_seqs": -1}"#)).unwrap_err());
+        assert!(e.contains("settings[0].by_concurrency.\"1\".passed.max_num_seqs"), "{e}");
+        let e = format!("{:#}", parse_settings(&settings(r#"{"enable_prefix_caching": 1}"#)).unwrap_err());
         assert!(e.contains("expected a boolean"), "{e}");
     }
 
@@ -455,10 +403,7 @@ mod tests {
             "{:#}",
             parse_settings(&settings(r#"{"max_num_seqs": 8, "max_num_seqs": 16}"#)).unwrap_err()
         );
-        assert!(
-            e.contains("settings[0].by_concurrency.1.passed") && e.contains("duplicate key"),
-            "{e}"
-        );
+        assert!(e.contains("settings[0].by_concurrency.1.passed") && e.contains("duplicate key"), "{e}");
     }
 
     #[test]
@@ -470,9 +415,6 @@ mod tests {
         v2["settings"] = serde_json::json!([rec.clone(), rec]);
         v2["sweeps"] = serde_json::json!(2);
         let e = format!("{:#}", parse_settings(&v2.to_string()).unwrap_err());
-        assert!(
-            e.contains("settings[1]") && e.contains("settings[0]"),
-            "{e}"
-        );
+        assert!(e.contains("settings[1]") && e.contains("settings[0]"), "{e}");
     }
 }

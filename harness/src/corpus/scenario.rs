@@ -100,28 +100,17 @@ pub fn load(path: &Path) -> Result<Scenario> {
 pub fn parse(file_name: &str, text: &str) -> Result<Scenario> {
     let docs = documents(text)?;
     if docs.len() != 2 {
-        bail!(
-            "expected 2 YAML documents (Scenario, Deployment), found {}",
-            docs.len()
-        );
+        bail!("expected 2 YAML documents (Scenario, Deployment), found {}", docs.len());
     }
     let header: ScenarioDoc = typed(&docs[0]).context("document 1 (kind: Scenario)")?;
     let deployment: DeploymentDoc = typed(&docs[1]).context("document 2 (kind: Deployment)")?;
     if header.kind != "Scenario" || deployment.kind != "Deployment" {
-        bail!(
-            "documents must be kind Scenario then Deployment, found {} then {}",
-            header.kind,
-            deployment.kind
-        );
+        bail!("documents must be kind Scenario then Deployment, found {} then {}", header.kind, deployment.kind);
     }
     if deployment.pools.is_empty() {
         bail!("document 2: `pools` is empty");
     }
-    Ok(Scenario {
-        file_name: file_name.to_string(),
-        header,
-        deployment,
-    })
+    Ok(Scenario { file_name: file_name.to_string(), header, deployment })
 }
 
 fn documents(text: &str) -> Result<Vec<serde_yaml::Value>> {
@@ -233,11 +222,7 @@ pub fn load_dir(dir: &Path) -> Result<ScenarioSet> {
 /// (REFERENCE.md section 7) whether or not the committed file spells them.
 pub fn expressible_keys(set: &ScenarioSet) -> BTreeSet<String> {
     let mut keys = set.field_names.clone();
-    keys.extend(
-        oracles::tiers::TRACKED_SETTINGS
-            .iter()
-            .map(|s| s.to_string()),
-    );
+    keys.extend(oracles::tiers::TRACKED_SETTINGS.iter().map(|s| s.to_string()));
     keys
 }
 
@@ -291,21 +276,13 @@ pools:
     fn bad_field_names_its_document_and_path() {
         let bad = GOOD.replace("tp: 2", "tp: two");
         let e = format!("{:#}", parse("m.yaml", &bad).unwrap_err());
-        assert!(
-            e.contains("document 2") && e.contains("pools[0].parallel.tp"),
-            "{e}"
-        );
+        assert!(e.contains("document 2") && e.contains("pools[0].parallel.tp"), "{e}");
     }
 
     #[test]
     fn field_names_cover_every_depth() {
         let names = field_names(GOOD).unwrap();
-        for k in [
-            "model",
-            "max_model_len",
-            "enable_expert_parallel",
-            "gpus_per_node",
-        ] {
+        for k in ["model", "max_model_len", "enable_expert_parallel", "gpus_per_node"] {
             assert!(names.contains(k), "{k}");
         }
         assert!(!names.contains("max_cudagraph_capture_size"));
@@ -318,14 +295,8 @@ pools:
         std::fs::write(dir.path().join("bad.yaml"), "kind: Scenario\n").unwrap();
         let set = load_dir(dir.path()).unwrap();
         assert!(set.get("good.yaml").is_ok());
-        assert!(set
-            .get("bad.yaml")
-            .unwrap_err()
-            .contains("expected 2 YAML documents"));
-        assert!(set
-            .get("none.yaml")
-            .unwrap_err()
-            .contains("no file none.yaml"));
+        assert!(set.get("bad.yaml").unwrap_err().contains("expected 2 YAML documents"));
+        assert!(set.get("none.yaml").unwrap_err().contains("no file none.yaml"));
         let keys = expressible_keys(&set);
         assert!(keys.contains("enable_prefix_caching") && keys.contains("gpus_per_node"));
     }

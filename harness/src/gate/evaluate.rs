@@ -101,9 +101,7 @@ pub fn evaluate(
             }
         }
     }
-    let reads_locked = wanted
-        .iter()
-        .any(|t| tasks::find(t).is_some_and(|d| !d.needs.is_empty()));
+    let reads_locked = wanted.iter().any(|t| tasks::find(t).is_some_and(|d| !d.needs.is_empty()));
     if reads_locked && !wanted.contains(&LOCK_TASK) && trees_present(&cx.inputs) {
         wanted.insert(0, LOCK_TASK);
     }
@@ -127,13 +125,7 @@ fn selects(only: &str, id: &str) -> bool {
 }
 
 fn trees_present(inputs: &Inputs) -> bool {
-    [
-        InputKind::Catalog,
-        InputKind::Registry,
-        InputKind::Scenarios,
-    ]
-    .into_iter()
-    .all(|k| inputs.present(k))
+    [InputKind::Catalog, InputKind::Registry, InputKind::Scenarios].into_iter().all(|k| inputs.present(k))
 }
 
 /// Renders a task twice; the two renderings must be byte-identical.
@@ -141,10 +133,7 @@ fn render_twice(renderer: &dyn Renderer, task: &str) -> Result<Rendered, String>
     let first = renderer.render(task).map_err(|e| format!("{e:#}"))?;
     let second = renderer.render(task).map_err(|e| format!("{e:#}"))?;
     if first != second {
-        return Err(format!(
-            "not deterministic: two renderings differ; {}",
-            first_difference(&first, &second)
-        ));
+        return Err(format!("not deterministic: two renderings differ; {}", first_difference(&first, &second)));
     }
     serde_json::from_str(&first).map_err(|e| format!("unreadable rendering of `{task}`: {e}"))
 }
@@ -181,19 +170,13 @@ struct Taint {
 
 impl Taint {
     fn from_lock(lock: Option<&Result<Rendered, String>>) -> Taint {
-        let trees = [
-            InputKind::Catalog,
-            InputKind::Registry,
-            InputKind::Scenarios,
-        ];
+        let trees = [InputKind::Catalog, InputKind::Registry, InputKind::Scenarios];
         let mut taint = Taint::default();
         match lock {
             None | Some(Ok(Rendered::Refused(_))) => {}
             Some(Err(e)) | Some(Ok(Rendered::Failed(e))) => {
                 for kind in trees {
-                    taint
-                        .failed
-                        .insert(kind, format!("the lock could not be verified: {e}"));
+                    taint.failed.insert(kind, format!("the lock could not be verified: {e}"));
                 }
             }
             Some(Ok(Rendered::Output(out))) => {
@@ -216,15 +199,8 @@ impl Taint {
 
 /// The first input a figure needs that nobody supplied, as the refusal text.
 fn missing_input(manifest: &Manifest, f: &Figure, inputs: &Inputs) -> Option<String> {
-    let task_needs = f
-        .task
-        .as_deref()
-        .and_then(tasks::find)
-        .map_or(&[][..], |d| d.needs);
-    let mut needs: Vec<&str> = task_needs
-        .iter()
-        .map(|k| super::manifest::input_name(*k))
-        .collect();
+    let task_needs = f.task.as_deref().and_then(tasks::find).map_or(&[][..], |d| d.needs);
+    let mut needs: Vec<&str> = task_needs.iter().map(|k| super::manifest::input_name(*k)).collect();
     needs.extend(f.needs.iter().map(String::as_str));
     for need in needs {
         if let Some(kind) = input_kind(need) {
@@ -236,10 +212,7 @@ fn missing_input(manifest: &Manifest, f: &Figure, inputs: &Inputs) -> Option<Str
                 return Some(Refusal::new(kind, "this figure", detail).to_string());
             }
         } else if let Some(ext) = manifest.external_inputs.get(need) {
-            return Some(format!(
-                "this figure needs {}: {}",
-                ext.what, ext.supplied_by
-            ));
+            return Some(format!("this figure needs {}: {}", ext.what, ext.supplied_by));
         }
     }
     None
@@ -273,10 +246,7 @@ fn judge(
     let needs = tasks::find(task).map_or(&[][..], |d| d.needs);
     result.status = Status::Mismatch;
     if task != LOCK_TASK {
-        let untrusted_tree = needs
-            .iter()
-            .filter(|k| **k != InputKind::Measurements)
-            .find_map(|k| taint.failed.get(k));
+        let untrusted_tree = needs.iter().filter(|k| **k != InputKind::Measurements).find_map(|k| taint.failed.get(k));
         if let Some(why) = untrusted_tree {
             result.detail = format!("not reproducible: {why}");
             return result;
@@ -304,11 +274,7 @@ fn judge(
     };
     let (ours, matches, tolerance_note) = compare(manifest, f, value);
     result.ours = Some(ours);
-    result.status = if matches {
-        Status::Ok
-    } else {
-        Status::Mismatch
-    };
+    result.status = if matches { Status::Ok } else { Status::Mismatch };
     let mut notes: Vec<String> = tolerance_note.into_iter().collect();
     if needs.contains(&InputKind::Measurements) {
         if let Some(why) = taint.failed.get(&InputKind::Measurements) {
@@ -342,26 +308,14 @@ fn compare(manifest: &Manifest, f: &Figure, value: &Value) -> (String, bool, Opt
             let tolerance = manifest.tolerance_of(f).unwrap_or(0.0);
             let wanted: f64 = published.parse().unwrap_or(f64::NAN);
             let ok = (ours - wanted).abs() <= tolerance + 1e-12;
-            (
-                format!("{ours:.decimals$}"),
-                ok,
-                Some(format!("tolerance ±{tolerance}")),
-            )
+            (format!("{ours:.decimals$}"), ok, Some(format!("tolerance ±{tolerance}")))
         }
-        (Expect::Count(published), Value::Count(ours)) => {
-            (ours.to_string(), ours == published, None)
-        }
-        (Expect::Check(published), Value::Check(ours)) => {
-            (ours.to_string(), ours == published, None)
-        }
+        (Expect::Count(published), Value::Count(ours)) => (ours.to_string(), ours == published, None),
+        (Expect::Check(published), Value::Check(ours)) => (ours.to_string(), ours == published, None),
         (Expect::Text(published), Value::Text(ours)) => {
             let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
             (ours.clone(), norm(ours) == norm(published), None)
         }
-        (_, other) => (
-            format!("{other:?}"),
-            false,
-            Some("the task's value is not of the kind the manifest expects".into()),
-        ),
+        (_, other) => (format!("{other:?}"), false, Some("the task's value is not of the kind the manifest expects".into())),
     }
 }

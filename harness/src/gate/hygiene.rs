@@ -12,24 +12,15 @@ use std::path::{Path, PathBuf};
 pub fn published_figures_path() -> PathBuf {
     std::env::var_os("BLIS_PUBLISHED_FIGURES")
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            crate::paths::workspace_root().join("../shared/docs/PUBLISHED-FIGURES.md")
-        })
+        .unwrap_or_else(|| crate::paths::workspace_root().join("../shared/docs/PUBLISHED-FIGURES.md"))
 }
 
 /// Snapshot names (file stems) present under `dir`.
 pub fn snapshot_files(dir: &Path) -> BTreeSet<String> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return BTreeSet::new();
-    };
+    let Ok(entries) = std::fs::read_dir(dir) else { return BTreeSet::new() };
     entries
         .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            e.file_name()
-                .to_str()
-                .and_then(|n| n.strip_suffix(".snap"))
-                .map(str::to_string)
-        })
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".snap")).map(str::to_string))
         .collect()
 }
 
@@ -44,32 +35,17 @@ pub fn missing_snapshots(manifest: &Manifest, present: &BTreeSet<String>) -> Vec
     named
         .into_iter()
         .filter(|s| !present.contains(*s))
-        .map(|s| {
-            format!("snapshot `{s}` is named by the manifest but snapshots/{s}.snap does not exist")
-        })
+        .map(|s| format!("snapshot `{s}` is named by the manifest but snapshots/{s}.snap does not exist"))
         .collect()
 }
 
 /// Snapshot files referenced neither by the manifest nor by any test source (as a string).
-pub fn orphaned_snapshots(
-    manifest: &Manifest,
-    present: &BTreeSet<String>,
-    sources: &str,
-) -> Vec<String> {
+pub fn orphaned_snapshots(manifest: &Manifest, present: &BTreeSet<String>, sources: &str) -> Vec<String> {
     present
         .iter()
-        .filter(|s| {
-            !manifest
-                .figures
-                .iter()
-                .any(|f| f.snapshot.as_deref() == Some(s.as_str()))
-        })
+        .filter(|s| !manifest.figures.iter().any(|f| f.snapshot.as_deref() == Some(s.as_str())))
         .filter(|s| !sources.contains(&format!("\"{s}\"")))
-        .map(|s| {
-            format!(
-                "snapshots/{s}.snap is referenced by no figure and no test: delete it or pin it"
-            )
-        })
+        .map(|s| format!("snapshots/{s}.snap is referenced by no figure and no test: delete it or pin it"))
         .collect()
 }
 
@@ -77,21 +53,12 @@ pub fn orphaned_snapshots(
 pub fn test_sources() -> String {
     let root = crate::paths::workspace_root();
     let mut text = String::new();
-    let mut stack: Vec<PathBuf> = [
-        "harness/src",
-        "harness/tests",
-        "xtask/src",
-        "xtask/tests",
-        "oracles/src",
-        "oracles/tests",
-    ]
-    .iter()
-    .map(|d| root.join(d))
-    .collect();
+    let mut stack: Vec<PathBuf> = ["harness/src", "harness/tests", "xtask/src", "xtask/tests", "oracles/src", "oracles/tests"]
+        .iter()
+        .map(|d| root.join(d))
+        .collect();
     while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
         for entry in entries.flatten() {
             let path = entry.path();
             if path.is_dir() {
@@ -109,26 +76,17 @@ pub fn section<'a>(document: &'a str, number: &str) -> Option<&'a str> {
     let heading = format!("## {number}.");
     let start = document.find(&heading)?;
     let body = &document[start..];
-    let end = body[heading.len()..]
-        .find("\n## ")
-        .map_or(body.len(), |i| i + heading.len());
+    let end = body[heading.len()..].find("\n## ").map_or(body.len(), |i| i + heading.len());
     Some(&body[..end])
 }
 
 /// Figures of `document_name` whose published text is not in their section of `document`.
 pub fn published_digits(manifest: &Manifest, document_name: &str, document: &str) -> Vec<String> {
     let mut problems = Vec::new();
-    for f in manifest
-        .figures
-        .iter()
-        .filter(|f| f.document == document_name)
-    {
+    for f in manifest.figures.iter().filter(|f| f.document == document_name) {
         let claimed = f.published_text();
         match section(document, &f.section) {
-            None => problems.push(format!(
-                "figure `{}`: {document_name} has no section {}",
-                f.id, f.section
-            )),
+            None => problems.push(format!("figure `{}`: {document_name} has no section {}", f.id, f.section)),
             Some(body) if !body.contains(&claimed) => problems.push(format!(
                 "figure `{}`: `{claimed}` does not stand in {document_name} section {}",
                 f.id, f.section

@@ -86,9 +86,7 @@ fn one_expectation<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Expect, D::
         (None, Some(c), None, None) => Ok(Expect::Count(c)),
         (None, None, Some(b), None) => Ok(Expect::Check(b)),
         (None, None, None, Some(t)) => Ok(Expect::Text(t)),
-        _ => Err(serde::de::Error::custom(
-            "expect takes exactly one of number, count, check, text",
-        )),
+        _ => Err(serde::de::Error::custom("expect takes exactly one of number, count, check, text")),
     }
 }
 
@@ -105,9 +103,7 @@ impl Expect {
 
 impl Figure {
     pub fn published_text(&self) -> String {
-        self.published_text
-            .clone()
-            .unwrap_or_else(|| self.expect.spelling())
+        self.published_text.clone().unwrap_or_else(|| self.expect.spelling())
     }
 }
 
@@ -124,21 +120,14 @@ impl Manifest {
             .with_context(|| format!("{}: not a valid figure manifest", path.display()))?;
         let problems = manifest.problems();
         if !problems.is_empty() {
-            bail!(
-                "{}: {} problem(s):\n  {}",
-                path.display(),
-                problems.len(),
-                problems.join("\n  ")
-            );
+            bail!("{}: {} problem(s):\n  {}", path.display(), problems.len(), problems.join("\n  "));
         }
         Ok(manifest)
     }
 
     /// The absolute tolerance a number figure is held to.
     pub fn tolerance_of(&self, figure: &Figure) -> Option<f64> {
-        let Expect::Number(published) = &figure.expect else {
-            return None;
-        };
+        let Expect::Number(published) = &figure.expect else { return None };
         let tolerance = self.tolerances.get(figure.tolerance.as_deref()?)?;
         Some(tolerance.abs.unwrap_or_else(|| half_last_digit(published)))
     }
@@ -158,15 +147,8 @@ impl Manifest {
             if !ids.insert(f.id.as_str()) {
                 problems.push(format!("{at}: duplicate id"));
             }
-            if f.id.is_empty()
-                || !f
-                    .id
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "/-_.".contains(c))
-            {
-                problems.push(format!(
-                    "{at}: id must be lowercase ascii, digits and / - _ ."
-                ));
+            if f.id.is_empty() || !f.id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "/-_.".contains(c)) {
+                problems.push(format!("{at}: id must be lowercase ascii, digits and / - _ ."));
             }
             match (&f.task, &f.key) {
                 (Some(task), Some(_)) if tasks::find(task).is_none() => {
@@ -175,22 +157,16 @@ impl Manifest {
                 (Some(_), None) => problems.push(format!("{at}: a task needs a `key`")),
                 (None, Some(_)) => problems.push(format!("{at}: a `key` without a task")),
                 (None, None) if !f.needs.iter().any(|n| self.external_inputs.contains_key(n)) => {
-                    problems.push(format!(
-                        "{at}: no task and no external input that would compute it"
-                    ))
+                    problems.push(format!("{at}: no task and no external input that would compute it"))
                 }
                 _ => {}
             }
             if f.task.is_some() && f.snapshot.is_none() {
-                problems.push(format!(
-                    "{at}: a computed figure needs the snapshot that pins it"
-                ));
+                problems.push(format!("{at}: a computed figure needs the snapshot that pins it"));
             }
             if let Some(snap) = &f.snapshot {
                 if !is_snapshot_name(snap) {
-                    problems.push(format!(
-                        "{at}: snapshot `{snap}` is not of the form `group__what_it_pins`"
-                    ));
+                    problems.push(format!("{at}: snapshot `{snap}` is not of the form `group__what_it_pins`"));
                 }
             }
             for need in &f.needs {
@@ -209,9 +185,7 @@ impl Manifest {
                         problems.push(format!("{at}: unknown tolerance `{t}`"));
                     }
                 }
-                (Expect::Number(_), None) => {
-                    problems.push(format!("{at}: a number needs a tolerance"))
-                }
+                (Expect::Number(_), None) => problems.push(format!("{at}: a number needs a tolerance")),
                 (_, Some(_)) => problems.push(format!("{at}: only numbers take a tolerance")),
                 _ => {}
             }
@@ -263,9 +237,7 @@ pub fn input_name(kind: crate::inputs::InputKind) -> &'static str {
 }
 
 pub fn input_kind(name: &str) -> Option<crate::inputs::InputKind> {
-    crate::inputs::InputKind::ALL
-        .into_iter()
-        .find(|k| input_name(*k) == name)
+    crate::inputs::InputKind::ALL.into_iter().find(|k| input_name(*k) == name)
 }
 
 /// `10.05` -> 0.005, `8.2` -> 0.05, `432` -> 0.5.
@@ -275,11 +247,7 @@ pub fn half_last_digit(published: &str) -> f64 {
 }
 
 fn is_snapshot_name(name: &str) -> bool {
-    let ok_part = |p: &str| {
-        !p.is_empty()
-            && p.chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-    };
+    let ok_part = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
     matches!(name.split_once("__"), Some((group, what)) if ok_part(group) && ok_part(what))
 }
 
@@ -289,33 +257,19 @@ pub fn task_consistency(cx: &super::tasks::Context) -> TaskResult {
     let mut out = TaskOutput::default();
     let mut by_section: BTreeMap<(String, String), (usize, usize)> = BTreeMap::new();
     for f in &manifest.figures {
-        let entry = by_section
-            .entry((f.document.clone(), f.section.clone()))
-            .or_default();
+        let entry = by_section.entry((f.document.clone(), f.section.clone())).or_default();
         entry.0 += 1;
         if f.task.is_some() {
             entry.1 += 1;
         }
     }
-    let _ = writeln!(
-        out.report,
-        "figure manifest: {} figures, {} tolerances, {} external inputs",
-        manifest.figures.len(),
-        manifest.tolerances.len(),
-        manifest.external_inputs.len()
-    );
+    let _ = writeln!(out.report, "figure manifest: {} figures, {} tolerances, {} external inputs",
+        manifest.figures.len(), manifest.tolerances.len(), manifest.external_inputs.len());
     for ((doc, section), (all, computed)) in &by_section {
-        let _ = writeln!(
-            out.report,
-            "  {doc} section {section}: {all} figures, {computed} computed by a task here"
-        );
+        let _ = writeln!(out.report, "  {doc} section {section}: {all} figures, {computed} computed by a task here");
     }
     for (name, t) in &manifest.tolerances {
-        let abs = t
-            .abs
-            .map_or("half a unit in the last published digit".to_string(), |a| {
-                format!("{a}")
-            });
+        let abs = t.abs.map_or("half a unit in the last published digit".to_string(), |a| format!("{a}"));
         let _ = writeln!(out.report, "  tolerance {name}: {abs} ({})", t.why);
     }
     // Whether the document was there to check digits against is not part of the rendering:
@@ -327,10 +281,7 @@ pub fn task_consistency(cx: &super::tasks::Context) -> TaskResult {
     out.count("figures", manifest.figures.len() as u64);
     out.check("consistent", problems.is_empty());
     if !problems.is_empty() {
-        out.text(
-            "consistent.why",
-            format!("{} problem(s), first: {}", problems.len(), problems[0]),
-        );
+        out.text("consistent.why", format!("{} problem(s), first: {}", problems.len(), problems[0]));
     }
     Ok(out)
 }

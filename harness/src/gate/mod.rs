@@ -17,7 +17,5 @@ pub use manifest::Manifest;
 
 /// Where the manifest lives.
 pub fn manifest_path() -> std::path::PathBuf {
-    crate::paths::workspace_root()
-        .join("harness")
-        .join("figures.yaml")
+    crate::paths::workspace_root().join("harness").join("figures.yaml")
 }

@@ -27,10 +27,7 @@ impl Summary {
     }
 
     pub fn line(&self) -> String {
-        format!(
-            "{} reproduced, {} mismatched, {} refused",
-            self.reproduced, self.mismatched, self.refused
-        )
+        format!("{} reproduced, {} mismatched, {} refused", self.reproduced, self.mismatched, self.refused)
     }
 }
 
@@ -44,21 +41,11 @@ pub fn status_word(status: Status) -> &'static str {
 
 pub fn line(r: &FigureResult) -> String {
     let word = status_word(r.status);
-    let detail = if r.detail.is_empty() {
-        String::new()
-    } else {
-        format!("; {}", r.detail)
-    };
+    let detail = if r.detail.is_empty() { String::new() } else { format!("; {}", r.detail) };
     match (r.status, &r.ours) {
-        (Status::Ok, Some(ours)) => format!(
-            "{word:<9}{}  {ours} (published {}{detail})",
-            r.id, r.published
-        ),
+        (Status::Ok, Some(ours)) => format!("{word:<9}{}  {ours} (published {}{detail})", r.id, r.published),
         (Status::Mismatch, Some(ours)) => {
-            format!(
-                "{word:<9}{}  published {}, ours {ours}{detail}",
-                r.id, r.published
-            )
+            format!("{word:<9}{}  published {}, ours {ours}{detail}", r.id, r.published)
         }
         (_, _) => format!("{word:<9}{}  {}", r.id, r.detail),
     }
@@ -110,11 +97,7 @@ struct JsonReport<'a> {
 
 /// Stable and machine-readable: keys in a fixed (alphabetical) order, figures in manifest order.
 pub fn json(results: &[FigureResult]) -> String {
-    let report = JsonReport {
-        figures: results,
-        schema: 1,
-        summary: Summary::of(results),
-    };
+    let report = JsonReport { figures: results, schema: 1, summary: Summary::of(results) };
     let mut text = serde_json::to_string_pretty(&report).expect("the report always serialises");
     text.push('\n');
     text

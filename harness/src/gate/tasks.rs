@@ -18,88 +18,39 @@ pub struct TaskDef {
     pub run: fn(&Context) -> TaskResult,
 }
 
-const TREES: &[InputKind] = &[
-    InputKind::Catalog,
-    InputKind::Registry,
-    InputKind::Scenarios,
-];
-const CORPORA_AND_TREES: &[InputKind] = &[
-    InputKind::Measurements,
-    InputKind::Catalog,
-    InputKind::Registry,
-    InputKind::Scenarios,
-];
+const TREES: &[InputKind] = &[InputKind::Catalog, InputKind::Registry, InputKind::Scenarios];
+const CORPORA_AND_TREES: &[InputKind] =
+    &[InputKind::Measurements, InputKind::Catalog, InputKind::Registry, InputKind::Scenarios];
 
 pub const TASKS: &[TaskDef] = &[
-    TaskDef {
-        name: "manifest",
-        needs: &[],
-        run: super::manifest::task_consistency,
-    },
-    TaskDef {
-        name: "generator-known-answers",
-        needs: &[],
-        run: |_| crate::fixtures::task_generator_known_answers(),
-    },
-    TaskDef {
-        name: "fixtures-check",
-        needs: &[],
-        run: |_| crate::fixtures::task_check(),
-    },
-    TaskDef {
-        name: "definition-known-answers",
-        needs: &[],
-        run: |_| crate::oracle_report::known_answers::task(),
-    },
+    TaskDef { name: "manifest", needs: &[], run: super::manifest::task_consistency },
+    TaskDef { name: "generator-known-answers", needs: &[], run: |_| crate::fixtures::task_generator_known_answers() },
+    TaskDef { name: "fixtures-check", needs: &[], run: |_| crate::fixtures::task_check() },
+    TaskDef { name: "definition-known-answers", needs: &[], run: |_| crate::oracle_report::known_answers::task() },
     // Absent trees are a refusal naming `cargo xtask vendor`, so a fresh clone passes the gate;
     // present trees that differ from the lock are a mismatch.
-    TaskDef {
-        name: "lock-verify",
-        needs: TREES,
-        run: |cx| crate::lock::task_verify(&cx.inputs),
-    },
+    TaskDef { name: "lock-verify", needs: TREES, run: |cx| crate::lock::task_verify(&cx.inputs) },
     TaskDef {
         name: "error-definition",
         needs: &[InputKind::Measurements],
         run: |cx| crate::oracle_report::task_error_definition(&cx.inputs),
     },
-    TaskDef {
-        name: "e2e-audit",
-        needs: &[InputKind::Measurements],
-        run: |cx| crate::oracle_report::task_e2e_audit(&cx.inputs),
-    },
+    TaskDef { name: "e2e-audit", needs: &[InputKind::Measurements], run: |cx| crate::oracle_report::task_e2e_audit(&cx.inputs) },
     // With a `blis` binary the headline tasks fill the BLIS column too.
-    TaskDef {
-        name: "headline",
-        needs: CORPORA_AND_TREES,
-        run: |cx| crate::blis::arm::task_headline(&cx.inputs, None),
-    },
+    TaskDef { name: "headline", needs: CORPORA_AND_TREES, run: |cx| crate::blis::arm::task_headline(&cx.inputs, None) },
     TaskDef {
         name: "headline-measured",
         needs: CORPORA_AND_TREES,
-        run: |cx| {
-            crate::blis::arm::task_headline(&cx.inputs, Some(oracles::tiers::ConfigTier::Measured))
-        },
+        run: |cx| crate::blis::arm::task_headline(&cx.inputs, Some(oracles::tiers::ConfigTier::Measured)),
     },
     TaskDef {
         name: "blis-determinism",
-        needs: &[
-            InputKind::Blis,
-            InputKind::Catalog,
-            InputKind::Registry,
-            InputKind::Scenarios,
-        ],
+        needs: &[InputKind::Blis, InputKind::Catalog, InputKind::Registry, InputKind::Scenarios],
         run: |cx| crate::blis::task_determinism(&cx.inputs),
     },
     TaskDef {
         name: "sensitivity",
-        needs: &[
-            InputKind::Blis,
-            InputKind::Measurements,
-            InputKind::Catalog,
-            InputKind::Registry,
-            InputKind::Scenarios,
-        ],
+        needs: &[InputKind::Blis, InputKind::Measurements, InputKind::Catalog, InputKind::Registry, InputKind::Scenarios],
         run: |cx| crate::blis::task_sensitivity(&cx.inputs),
     },
 ];

@@ -16,9 +16,7 @@ fn git(dir: Option<&Path>, args: &[&str]) -> Result<String> {
     }
     // Never prompt for credentials: a missing network or a private URL fails fast.
     cmd.args(args).env("GIT_TERMINAL_PROMPT", "0");
-    let out = cmd
-        .output()
-        .with_context(|| format!("running git {}", args.join(" ")))?;
+    let out = cmd.output().with_context(|| format!("running git {}", args.join(" ")))?;
     if !out.status.success() {
         bail!(
             "git {} failed ({}): {}",
@@ -39,10 +37,7 @@ pub fn head(checkout: &Path) -> Result<String> {
 pub fn require_head(checkout: &Path, commit: &str) -> Result<()> {
     let found = head(checkout)?;
     if found != commit {
-        bail!(
-            "{}: HEAD is {found}, the lock says {commit}",
-            checkout.display()
-        );
+        bail!("{}: HEAD is {found}, the lock says {commit}", checkout.display());
     }
     Ok(())
 }
@@ -51,21 +46,11 @@ pub fn require_head(checkout: &Path, commit: &str) -> Result<()> {
 pub fn clone_at(url: &str, commit: &str, into: &Path) -> Result<()> {
     check_commit(commit).map_err(anyhow::Error::msg)?;
     let into_text = into.to_str().context("clone target is not a UTF-8 path")?;
-    git(
-        None,
-        &["clone", "--quiet", "--no-checkout", "--", url, into_text],
-    )
-    .with_context(|| format!("cloning {url} (is a network available?)"))?;
+    git(None, &["clone", "--quiet", "--no-checkout", "--", url, into_text])
+        .with_context(|| format!("cloning {url} (is a network available?)"))?;
     git(
         Some(into),
-        &[
-            "-c",
-            "advice.detachedHead=false",
-            "checkout",
-            "--quiet",
-            "--detach",
-            commit,
-        ],
+        &["-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit],
     )
     .with_context(|| format!("checking out {commit} in {url}"))?;
     require_head(into, commit)
@@ -78,11 +63,7 @@ pub fn fetch_all(lock: &Lock, workdir: &Path) -> Result<PathBuf> {
     for u in lock.vendored() {
         if let Some((_, commit)) = done.iter().find(|(repo, _)| *repo == u.repo) {
             if *commit != u.commit {
-                bail!(
-                    "{} is locked at two commits ({commit} and {})",
-                    u.repo,
-                    u.commit
-                );
+                bail!("{} is locked at two commits ({commit} and {})", u.repo, u.commit);
             }
             continue;
         }

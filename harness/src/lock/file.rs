@@ -26,12 +26,8 @@ use std::fmt;
 
 /// The four sections, in the order they are written. The first three are vendored below
 /// `testdata/`; measurements are only ever checked in place.
-pub const SECTIONS: [InputKind; 4] = [
-    InputKind::Catalog,
-    InputKind::Registry,
-    InputKind::Scenarios,
-    InputKind::Measurements,
-];
+pub const SECTIONS: [InputKind; 4] =
+    [InputKind::Catalog, InputKind::Registry, InputKind::Scenarios, InputKind::Measurements];
 
 pub fn section_name(kind: InputKind) -> &'static str {
     match kind {
@@ -79,12 +75,7 @@ impl Upstream {
     /// The last path component of the repository URL (`blis-catalog`): the directory name a
     /// clone gets, and the second place `vendor --from DIR` looks for a source.
     pub fn repo_basename(&self) -> &str {
-        self.repo
-            .trim_end_matches('/')
-            .trim_end_matches(".git")
-            .rsplit('/')
-            .next()
-            .unwrap_or("")
+        self.repo.trim_end_matches('/').trim_end_matches(".git").rsplit('/').next().unwrap_or("")
     }
 
     /// The first 12 hex digits: enough to be unambiguous in any of these repositories.
@@ -109,17 +100,11 @@ pub struct Lock {
 
 impl Lock {
     pub fn get(&self, kind: InputKind) -> &Upstream {
-        self.upstreams
-            .iter()
-            .find(|u| u.kind == kind)
-            .expect("a parsed lock has every section")
+        self.upstreams.iter().find(|u| u.kind == kind).expect("a parsed lock has every section")
     }
 
     pub fn get_mut(&mut self, kind: InputKind) -> &mut Upstream {
-        self.upstreams
-            .iter_mut()
-            .find(|u| u.kind == kind)
-            .expect("a parsed lock has every section")
+        self.upstreams.iter_mut().find(|u| u.kind == kind).expect("a parsed lock has every section")
     }
 
     pub fn vendored(&self) -> impl Iterator<Item = &Upstream> {
@@ -154,10 +139,7 @@ pub fn check_commit(commit: &str) -> Result<(), String> {
             commit.len()
         ));
     }
-    if !commit
-        .bytes()
-        .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-    {
+    if !commit.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
         return Err(format!("commit must be lowercase hex: {commit:?}"));
     }
     Ok(())
@@ -181,10 +163,8 @@ impl Draft {
     fn finish(self) -> Result<Upstream, LockError> {
         let kind = self.kind.expect("drafts are only made for sections");
         let name = section_name(kind);
-        let missing = |key: &str| LockError {
-            line: self.line,
-            reason: format!("[{name}] has no `{key}`"),
-        };
+        let missing =
+            |key: &str| LockError { line: self.line, reason: format!("[{name}] has no `{key}`") };
         let repo = self.repo.ok_or_else(|| missing("repo"))?;
         let commit = self.commit.ok_or_else(|| missing("commit"))?;
         let path = self.path.ok_or_else(|| missing("path"))?;
@@ -225,16 +205,10 @@ fn set_once(
     line: usize,
 ) -> Result<(), LockError> {
     if slot.is_some() {
-        return Err(LockError {
-            line,
-            reason: format!("duplicate `{key}` in this section"),
-        });
+        return Err(LockError { line, reason: format!("duplicate `{key}` in this section") });
     }
     if value.is_empty() {
-        return Err(LockError {
-            line,
-            reason: format!("`{key}` is empty"),
-        });
+        return Err(LockError { line, reason: format!("`{key}` is empty") });
     }
     *slot = Some(value.to_string());
     Ok(())
@@ -261,19 +235,13 @@ pub fn parse(text: &str) -> Result<Lock, LockError> {
                 err(format!("unknown section [{name}]; expected catalog, registry, scenarios or measurements"))
             })?;
             if let Some((_, first)) = seen_at.iter().find(|(k, _)| *k == kind) {
-                return Err(err(format!(
-                    "duplicate section [{name}] (first at line {first})"
-                )));
+                return Err(err(format!("duplicate section [{name}] (first at line {first})")));
             }
             seen_at.push((kind, line));
             if let Some(draft) = current.take() {
                 done.push(draft.finish()?);
             }
-            current = Some(Draft {
-                kind: Some(kind),
-                line,
-                ..Draft::default()
-            });
+            current = Some(Draft { kind: Some(kind), line, ..Draft::default() });
             continue;
         }
         let Some((key, value)) = raw.split_once(" = ") else {
@@ -281,9 +249,7 @@ pub fn parse(text: &str) -> Result<Lock, LockError> {
                 "expected `key = value`, `[section]` or `# comment`, got {raw:?}"
             )));
         };
-        let draft = current
-            .as_mut()
-            .ok_or_else(|| err(format!("`{key}` before any [section]")))?;
+        let draft = current.as_mut().ok_or_else(|| err(format!("`{key}` before any [section]")))?;
         match key {
             "repo" => {
                 // file:// is for tests and mirrors; the committed lock uses https://.
@@ -430,22 +396,14 @@ mod tests {
     fn short_commit_names_its_line() {
         let text = minimal().replacen(C, &C[..12], 1);
         let e = error_of(&text);
-        assert_eq!(
-            (e.line, e.reason.contains("40 hex digits")),
-            (3, true),
-            "{e}"
-        );
+        assert_eq!((e.line, e.reason.contains("40 hex digits")), (3, true), "{e}");
     }
 
     #[test]
     fn non_hex_commit_names_its_line() {
         let text = minimal().replacen(C, &C.replace('a', "g"), 1);
         let e = error_of(&text);
-        assert_eq!(
-            (e.line, e.reason.contains("lowercase hex")),
-            (3, true),
-            "{e}"
-        );
+        assert_eq!((e.line, e.reason.contains("lowercase hex")), (3, true), "{e}");
         let upper = minimal().replacen(C, &C.to_uppercase(), 1);
         assert!(error_of(&upper).reason.contains("lowercase hex"));
     }
@@ -454,26 +412,16 @@ mod tests {
     fn duplicate_section_names_both_lines() {
         let text = format!("{}\n{}", minimal(), section("registry", "*.yaml", "b.yaml"));
         let e = error_of(&text);
-        assert!(
-            e.reason
-                .contains("duplicate section [registry] (first at line 8)"),
-            "{e}"
-        );
+        assert!(e.reason.contains("duplicate section [registry] (first at line 8)"), "{e}");
     }
 
     #[test]
     fn duplicate_file_and_duplicate_key_are_errors() {
-        let dup_file = minimal().replacen(
-            "file = ",
-            &format!("file = {H}  hardware/a.yaml\nfile = "),
-            1,
-        );
+        let dup_file =
+            minimal().replacen("file = ", &format!("file = {H}  hardware/a.yaml\nfile = "), 1);
         let e = error_of(&dup_file);
         assert_eq!(e.line, 7);
-        assert!(
-            e.reason.contains("duplicate file \"hardware/a.yaml\""),
-            "{e}"
-        );
+        assert!(e.reason.contains("duplicate file \"hardware/a.yaml\""), "{e}");
         let dup_key = minimal().replacen("path = .", "path = .\npath = .", 1);
         assert!(error_of(&dup_key).reason.contains("duplicate `path`"));
     }
@@ -495,22 +443,13 @@ mod tests {
         );
         assert!(error_of(&unsorted).reason.contains("out of bytewise order"));
         let outside = minimal().replacen("hardware/a.yaml", "networks/a.yaml", 1);
-        assert!(error_of(&outside)
-            .reason
-            .contains("matches none of [catalog]'s globs"));
+        assert!(error_of(&outside).reason.contains("matches none of [catalog]'s globs"));
     }
 
     #[test]
     fn missing_pieces_are_errors() {
-        let no_measurements = minimal()
-            .split("[measurements]")
-            .next()
-            .unwrap()
-            .to_string();
-        assert_eq!(
-            error_of(&no_measurements).reason,
-            "no [measurements] section"
-        );
+        let no_measurements = minimal().split("[measurements]").next().unwrap().to_string();
+        assert_eq!(error_of(&no_measurements).reason, "no [measurements] section");
         assert!(error_of(&minimal().replacen(
             "repo = https://github.com/inference-sim/x\n",
             "",
@@ -518,11 +457,9 @@ mod tests {
         ))
         .reason
         .contains("[catalog] has no `repo`"));
-        assert!(
-            error_of(&minimal().replacen("repo = https://", "repo = http://", 1))
-                .reason
-                .contains("https://")
-        );
+        assert!(error_of(&minimal().replacen("repo = https://", "repo = http://", 1))
+            .reason
+            .contains("https://"));
         assert!(error_of(&minimal().replacen("path = .", "path = . ", 1))
             .reason
             .contains("trailing whitespace"));

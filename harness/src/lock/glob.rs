@@ -22,10 +22,7 @@ impl Glob {
         if text.contains(['[', ']', '{', '}']) {
             return Err("character classes and braces are not supported".into());
         }
-        Ok(Glob {
-            text: text.to_string(),
-            segments: text.split('/').map(str::to_string).collect(),
-        })
+        Ok(Glob { text: text.to_string(), segments: text.split('/').map(str::to_string).collect() })
     }
 
     pub fn segments(&self) -> &[String] {
@@ -35,11 +32,7 @@ impl Glob {
     pub fn matches(&self, path: &str) -> bool {
         let parts: Vec<&str> = path.split('/').collect();
         parts.len() == self.segments.len()
-            && self
-                .segments
-                .iter()
-                .zip(parts)
-                .all(|(pat, name)| segment_matches(pat, name))
+            && self.segments.iter().zip(parts).all(|(pat, name)| segment_matches(pat, name))
     }
 }
 

@@ -66,12 +66,7 @@ pub fn default_pins() -> Lock {
         Some("0.3.0"),
         "747a2213e13030ae675f9872c3e2a76b6b770d50",
         ".",
-        &[
-            "hardware/*.yaml",
-            "networks/*.yaml",
-            "devices/storage.yaml",
-            "models/*/graph.yaml",
-        ],
+        &["hardware/*.yaml", "networks/*.yaml", "devices/storage.yaml", "models/*/graph.yaml"],
         "catalog",
     );
     catalog.partial = Some(

@@ -47,9 +47,7 @@ fn walk(dir: &Path, prefix: &str, scan: &mut Scan) -> io::Result<()> {
         if prefix.is_empty() && (name == COMMIT_STAMP || name == MANIFEST_STAMP) {
             continue;
         }
-        let Some(meta) = entry_metadata(&path, &rel, utf8_name, scan) else {
-            continue;
-        };
+        let Some(meta) = entry_metadata(&path, &rel, utf8_name, scan) else { continue };
         if meta.is_dir() {
             walk(&path, &rel, scan)?;
         } else {
@@ -61,22 +59,15 @@ fn walk(dir: &Path, prefix: &str, scan: &mut Scan) -> io::Result<()> {
 
 /// The entry's own metadata (links are not followed), or `None` with the problem recorded: a
 /// name that is not UTF-8, or an entry that cannot be read.
-fn entry_metadata(
-    path: &Path,
-    rel: &str,
-    utf8_name: bool,
-    scan: &mut Scan,
-) -> Option<fs::Metadata> {
+fn entry_metadata(path: &Path, rel: &str, utf8_name: bool, scan: &mut Scan) -> Option<fs::Metadata> {
     if !utf8_name {
-        scan.problems
-            .insert(rel.to_string(), "file name is not UTF-8".into());
+        scan.problems.insert(rel.to_string(), "file name is not UTF-8".into());
         return None;
     }
     match fs::symlink_metadata(path) {
         Ok(meta) => Some(meta),
         Err(e) => {
-            scan.problems
-                .insert(rel.to_string(), format!("unreadable: {e}"));
+            scan.problems.insert(rel.to_string(), format!("unreadable: {e}"));
             None
         }
     }
@@ -101,9 +92,7 @@ fn expand(
     scan: &mut Scan,
     hits: &mut usize,
 ) -> io::Result<()> {
-    let Some((pattern, rest)) = segments.split_first() else {
-        return Ok(());
-    };
+    let Some((pattern, rest)) = segments.split_first() else { return Ok(()) };
     for (name, path, utf8_name) in sorted_entries(dir)? {
         if !segment_matches(pattern, &name) {
             continue;
@@ -116,8 +105,7 @@ fn expand(
         if rest.is_empty() {
             *hits += 1;
             if meta.is_dir() {
-                scan.problems
-                    .insert(rel, "is a directory, expected a file".into());
+                scan.problems.insert(rel, "is a directory, expected a file".into());
             } else {
                 classify_and_hash(&path, rel, &meta, scan);
             }
@@ -125,8 +113,7 @@ fn expand(
             expand(&path, &rel, rest, scan, hits)?;
         } else if meta.file_type().is_symlink() {
             *hits += 1;
-            scan.problems
-                .insert(rel, "symlink refused (not followed out of the tree)".into());
+            scan.problems.insert(rel, "symlink refused (not followed out of the tree)".into());
         }
     }
     Ok(())
@@ -182,11 +169,7 @@ struct Utf8Check<R> {
 
 impl<R: Read> Utf8Check<R> {
     fn new(inner: R) -> Self {
-        Utf8Check {
-            inner,
-            carry: Vec::new(),
-            valid: true,
-        }
+        Utf8Check { inner, carry: Vec::new(), valid: true }
     }
 
     fn finish(self) -> bool {

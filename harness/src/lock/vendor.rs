@@ -41,11 +41,7 @@ fn scan_source(upstream: &Upstream, root: &Path) -> Result<Scan> {
         .with_context(|| format!("reading {}", root.display()))?;
     for (glob, hits) in upstream.globs.iter().zip(&scan.glob_hits) {
         if *hits == 0 {
-            bail!(
-                "[{}] glob {glob} matches nothing in {}",
-                upstream.name(),
-                root.display()
-            );
+            bail!("[{}] glob {glob} matches nothing in {}", upstream.name(), root.display());
         }
     }
     if let Some((path, why)) = scan.problems.iter().next() {
@@ -83,10 +79,7 @@ pub fn vendor_from(lock: &Lock, from: &Path, testdata: &Path) -> Result<Vec<Vend
             fs::write(&target, &bytes).with_context(|| format!("writing {}", target.display()))?;
             // Hash what was copied, not what was scanned, so a source changing underneath is
             // caught by the comparison below.
-            entries.push(ManifestEntry {
-                digest: hashing::sha256(&bytes),
-                path: rel.clone(),
-            });
+            entries.push(ManifestEntry { digest: hashing::sha256(&bytes), path: rel.clone() });
         }
         let copied = Scan {
             files: entries.iter().map(|e| (e.path.clone(), e.digest)).collect(),
@@ -99,10 +92,7 @@ pub fn vendor_from(lock: &Lock, from: &Path, testdata: &Path) -> Result<Vec<Vend
             bail!("{} does not match the lock:\n{why}", root.display());
         }
         fs::write(stage.path().join(COMMIT_STAMP), format!("{}\n", u.commit))?;
-        fs::write(
-            stage.path().join(MANIFEST_STAMP),
-            hashing::render_manifest(&entries),
-        )?;
+        fs::write(stage.path().join(MANIFEST_STAMP), hashing::render_manifest(&entries))?;
         use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(stage.path(), fs::Permissions::from_mode(0o755))?;
         staged.push((u, stage, entries.len()));
@@ -111,11 +101,7 @@ pub fn vendor_from(lock: &Lock, from: &Path, testdata: &Path) -> Result<Vec<Vend
     for (u, stage, files) in staged {
         let dest = testdata.join(u.name());
         swap_in(stage, &dest)?;
-        done.push(Vendored {
-            name: u.name(),
-            dest,
-            files,
-        });
+        done.push(Vendored { name: u.name(), dest, files });
     }
     Ok(done)
 }
@@ -125,9 +111,7 @@ pub fn vendor_from(lock: &Lock, from: &Path, testdata: &Path) -> Result<Vec<Vend
 /// one is put back. The old tree is deleted only once the new one is in place.
 fn swap_in(stage: tempfile::TempDir, dest: &Path) -> Result<()> {
     let parent = dest.parent().expect("dest is testdata/<section>");
-    let aside_dir = tempfile::Builder::new()
-        .prefix(".vendor-old-")
-        .tempdir_in(parent)?;
+    let aside_dir = tempfile::Builder::new().prefix(".vendor-old-").tempdir_in(parent)?;
     let aside = aside_dir.path().join("tree");
     let had_old = match fs::symlink_metadata(dest) {
         Ok(_) => {
@@ -173,14 +157,8 @@ pub fn relock(base: &Lock, from: &Path) -> Result<(Lock, Vec<SectionUpdate>)> {
                 root.join(path).display()
             );
         }
-        let new: Vec<ManifestEntry> = scan
-            .files
-            .iter()
-            .map(|(p, d)| ManifestEntry {
-                digest: *d,
-                path: p.clone(),
-            })
-            .collect();
+        let new: Vec<ManifestEntry> =
+            scan.files.iter().map(|(p, d)| ManifestEntry { digest: *d, path: p.clone() }).collect();
         let c = verify::compare(u, &scan);
         updates.push(SectionUpdate {
             name: u.name(),

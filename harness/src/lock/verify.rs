@@ -57,10 +57,7 @@ impl Comparison {
 
 /// Compares what was read with the lock section's files.
 pub fn compare(upstream: &Upstream, scan: &Scan) -> Comparison {
-    let mut c = Comparison {
-        locked: upstream.files.len(),
-        ..Comparison::default()
-    };
+    let mut c = Comparison { locked: upstream.files.len(), ..Comparison::default() };
     for entry in &upstream.files {
         match scan.files.get(&entry.path) {
             Some(found) if *found == entry.digest => c.matched += 1,
@@ -81,11 +78,7 @@ pub fn compare(upstream: &Upstream, scan: &Scan) -> Comparison {
             c.extra.push(path.clone());
         }
     }
-    c.refused = scan
-        .problems
-        .iter()
-        .map(|(p, why)| (p.clone(), why.clone()))
-        .collect();
+    c.refused = scan.problems.iter().map(|(p, why)| (p.clone(), why.clone())).collect();
     c
 }
 
@@ -142,17 +135,13 @@ pub fn check_live(upstream: &Upstream, root: &Path) -> std::io::Result<Compariso
             Ok(head) if head == upstream.commit => {
                 c.notes.push(format!("checkout HEAD is {short}"))
             }
-            Ok(head) => c.stamp.push(format!(
-                "checkout HEAD is {head}, the lock says {}",
-                upstream.commit
-            )),
-            Err(e) => c
-                .stamp
-                .push(format!("cannot read the checkout's HEAD: {e:#}")),
+            Ok(head) => {
+                c.stamp.push(format!("checkout HEAD is {head}, the lock says {}", upstream.commit))
+            }
+            Err(e) => c.stamp.push(format!("cannot read the checkout's HEAD: {e:#}")),
         }
     } else {
-        c.notes
-            .push("no commit stamp and not a git checkout: checked by hash only".into());
+        c.notes.push("no commit stamp and not a git checkout: checked by hash only".into());
     }
     Ok(c)
 }
@@ -299,11 +288,7 @@ impl VerifyReport {
     /// The inputs that failed: the release gate reports every figure reading one of them as
     /// not reproducible.
     pub fn failed(&self) -> Vec<InputKind> {
-        self.checks
-            .iter()
-            .filter(|c| !c.ok())
-            .map(|c| c.kind)
-            .collect()
+        self.checks.iter().filter(|c| !c.ok()).map(|c| c.kind).collect()
     }
 
     pub fn render(&self) -> String {
@@ -311,11 +296,7 @@ impl VerifyReport {
         for c in &self.checks {
             out.push_str(&c.render());
         }
-        let failed: Vec<&str> = self
-            .failed()
-            .into_iter()
-            .map(super::file::section_name)
-            .collect();
+        let failed: Vec<&str> = self.failed().into_iter().map(super::file::section_name).collect();
         if failed.is_empty() {
             out.push_str("lock: OK\n");
         } else {
@@ -328,10 +309,7 @@ impl VerifyReport {
     /// `<name>.files_locked` and `<name>.ok`, and `verified` for all of them (the key
     /// harness/figures.yaml reads).
     pub fn to_task_output(&self) -> TaskOutput {
-        let mut out = TaskOutput {
-            report: self.render(),
-            ..TaskOutput::default()
-        };
+        let mut out = TaskOutput { report: self.render(), ..TaskOutput::default() };
         for c in self.checks.iter().filter(|c| c.checked()) {
             let name = super::file::section_name(c.kind);
             out.count(format!("{name}.files_matched"), c.files_matched() as u64);
@@ -397,14 +375,8 @@ impl VerifyReport {
 
 fn override_label(name: &str, input: &InputPath) -> String {
     match input.origin {
-        Origin::Flag => format!(
-            "{name} (override {}, not the vendored tree)",
-            input.kind.flag()
-        ),
-        Origin::Env => format!(
-            "{name} (override {}, not the vendored tree)",
-            input.kind.env_var()
-        ),
+        Origin::Flag => format!("{name} (override {}, not the vendored tree)", input.kind.flag()),
+        Origin::Env => format!("{name} (override {}, not the vendored tree)", input.kind.env_var()),
         Origin::Vendored => crate::paths::display(&input.path),
     }
 }
@@ -433,10 +405,7 @@ pub fn check_section(upstream: &Upstream, input: Option<&InputPath>) -> TreeChec
         check.outcome = if vendored && !input.path.exists() {
             Outcome::Absent
         } else {
-            Outcome::BadDir(format!(
-                "{} is not a directory",
-                crate::paths::display(&input.path)
-            ))
+            Outcome::BadDir(format!("{} is not a directory", crate::paths::display(&input.path)))
         };
         return check;
     }
@@ -447,10 +416,9 @@ pub fn check_section(upstream: &Upstream, input: Option<&InputPath>) -> TreeChec
     };
     check.outcome = match result {
         Ok(comparison) => Outcome::Checked { mode, comparison },
-        Err(e) => Outcome::BadDir(format!(
-            "cannot read {}: {e}",
-            crate::paths::display(&input.path)
-        )),
+        Err(e) => {
+            Outcome::BadDir(format!("cannot read {}: {e}", crate::paths::display(&input.path)))
+        }
     };
     check
 }
@@ -458,11 +426,7 @@ pub fn check_section(upstream: &Upstream, input: Option<&InputPath>) -> TreeChec
 /// Every section against `inputs`: the vendored trees unless overridden, the measurements when
 /// supplied.
 pub fn verify(lock: &Lock, inputs: &Inputs) -> VerifyReport {
-    let checks = lock
-        .upstreams
-        .iter()
-        .map(|u| check_section(u, inputs.get(u.kind)))
-        .collect();
+    let checks = lock.upstreams.iter().map(|u| check_section(u, inputs.get(u.kind))).collect();
     VerifyReport { checks }
 }
 
@@ -489,12 +453,7 @@ pub fn render_diff(upstream: &Upstream, c: &Comparison) -> String {
         c.refused.len()
     ));
     for ch in &c.changed {
-        out.push_str(&format!(
-            "~ {}  {} -> {}\n",
-            ch.path,
-            &ch.locked[..12],
-            &ch.found[..12]
-        ));
+        out.push_str(&format!("~ {}  {} -> {}\n", ch.path, &ch.locked[..12], &ch.found[..12]));
     }
     for p in &c.missing {
         out.push_str(&format!("- {p}\n"));

@@ -43,11 +43,7 @@ impl Distribution {
         let mut sorted = errors.to_vec();
         sorted.sort_by(f64::total_cmp);
         let mid = sorted.len() / 2;
-        let median = if sorted.len().is_multiple_of(2) {
-            (sorted[mid - 1] + sorted[mid]) / 2.0
-        } else {
-            sorted[mid]
-        };
+        let median = if sorted.len().is_multiple_of(2) { (sorted[mid - 1] + sorted[mid]) / 2.0 } else { sorted[mid] };
         Some(Distribution {
             mean: errors.iter().sum::<f64>() / errors.len() as f64,
             median,
@@ -79,9 +75,9 @@ impl SweepCurves {
     /// point, or a non-positive or missing measured or predicted value, for any arm.
     fn droppable(&self) -> bool {
         self.points.iter().any(|(_, ok)| !ok)
-            || self.curves.iter().flat_map(|(_, _, c)| c).any(
-                |p| !matches!((p.measured, p.predicted), (Some(m), Some(q)) if m > 0.0 && q > 0.0),
-            )
+            || self.curves.iter().flat_map(|(_, _, c)| c).any(|p| {
+                !matches!((p.measured, p.predicted), (Some(m), Some(q)) if m > 0.0 && q > 0.0)
+            })
     }
 }
 
@@ -99,24 +95,12 @@ pub fn sweep_curves(corpus: &e2e::E2eCorpus) -> Vec<SweepCurves> {
                         .iter()
                         .map(|p| {
                             let (measured, predicted) = match (arm, metric) {
-                                (Arm::Aisimulate, Metric::Tpot) => {
-                                    (p.measured_tpot_relative, p.aisimulate_tpot_relative)
-                                }
-                                (Arm::Aisimulate, Metric::Ttft) => {
-                                    (p.measured_ttft_relative, p.aisimulate_ttft_relative)
-                                }
-                                (Arm::Aic, Metric::Tpot) => {
-                                    (p.measured_tpot_relative, p.aic_tpot_relative)
-                                }
-                                (Arm::Aic, Metric::Ttft) => {
-                                    (p.measured_ttft_relative, p.aic_ttft_relative)
-                                }
+                                (Arm::Aisimulate, Metric::Tpot) => (p.measured_tpot_relative, p.aisimulate_tpot_relative),
+                                (Arm::Aisimulate, Metric::Ttft) => (p.measured_ttft_relative, p.aisimulate_ttft_relative),
+                                (Arm::Aic, Metric::Tpot) => (p.measured_tpot_relative, p.aic_tpot_relative),
+                                (Arm::Aic, Metric::Ttft) => (p.measured_ttft_relative, p.aic_ttft_relative),
                             };
-                            ShapePoint {
-                                concurrency: p.concurrency as f64,
-                                measured,
-                                predicted,
-                            }
+                            ShapePoint { concurrency: p.concurrency as f64, measured, predicted }
                         })
                         .collect();
                     curves.push((arm, metric, points));
@@ -124,11 +108,7 @@ pub fn sweep_curves(corpus: &e2e::E2eCorpus) -> Vec<SweepCurves> {
             }
             SweepCurves {
                 framework: sweep.framework.clone(),
-                points: sweep
-                    .points
-                    .iter()
-                    .map(|p| (p.concurrency, p.status == e2e::Status::Success))
-                    .collect(),
+                points: sweep.points.iter().map(|p| (p.concurrency, p.status == e2e::Status::Success)).collect(),
                 curves,
             }
         })
@@ -165,13 +145,7 @@ pub struct E2eRow {
 
 impl E2eRow {
     pub fn key(&self) -> String {
-        format!(
-            "{}.{}.{}.{}",
-            self.scope.key(),
-            self.arm,
-            self.metric,
-            self.definition.key()
-        )
+        format!("{}.{}.{}.{}", self.scope.key(), self.arm, self.metric, self.definition.key())
     }
 }
 
@@ -189,60 +163,34 @@ fn rounds_to(value: f64, (published, decimals): (f64, usize)) -> bool {
 }
 
 impl E2eAudit {
-    pub fn row(
-        &self,
-        scope: Scope,
-        arm: Arm,
-        metric: Metric,
-        definition: ShapeDefinition,
-    ) -> &E2eRow {
+    pub fn row(&self, scope: Scope, arm: Arm, metric: Metric, definition: ShapeDefinition) -> &E2eRow {
         self.rows
             .iter()
-            .find(|r| {
-                r.scope == scope && r.arm == arm && r.metric == metric && r.definition == definition
-            })
+            .find(|r| r.scope == scope && r.arm == arm && r.metric == metric && r.definition == definition)
             .expect("every scope, arm, metric and definition has a row")
     }
 
     /// Non-anchor points: the comparisons of AISimulate's own definition over all sweeps.
     pub fn non_anchor_points(&self) -> usize {
-        self.row(
-            Scope::All,
-            Arm::Aisimulate,
-            Metric::Tpot,
-            ShapeDefinition::AnchorExcluded,
-        )
-        .distribution
-        .map_or(0, |d| d.n)
+        self.row(Scope::All, Arm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded)
+            .distribution
+            .map_or(0, |d| d.n)
     }
 
     /// The definitions under which all three page figures come out, at the page's decimals.
     pub fn page_definitions(&self) -> Vec<ShapeDefinition> {
-        [
-            ShapeDefinition::AnchorExcluded,
-            ShapeDefinition::AnchorIncluded,
-        ]
-        .into_iter()
-        .filter(|&d| {
-            self.row(Scope::All, Arm::Aisimulate, Metric::Tpot, d)
-                .distribution
-                .is_some_and(|x| {
-                    rounds_to(x.mean, PAGE_MEAN)
-                        && rounds_to(x.median, PAGE_MEDIAN)
-                        && rounds_to(x.worst, PAGE_WORST)
+        [ShapeDefinition::AnchorExcluded, ShapeDefinition::AnchorIncluded]
+            .into_iter()
+            .filter(|&d| {
+                self.row(Scope::All, Arm::Aisimulate, Metric::Tpot, d).distribution.is_some_and(|x| {
+                    rounds_to(x.mean, PAGE_MEAN) && rounds_to(x.median, PAGE_MEDIAN) && rounds_to(x.worst, PAGE_WORST)
                 })
-        })
-        .collect()
+            })
+            .collect()
     }
 
     fn headline(&self) -> Option<Distribution> {
-        self.row(
-            Scope::Vllm,
-            Arm::Aisimulate,
-            Metric::Tpot,
-            ShapeDefinition::AnchorExcluded,
-        )
-        .distribution
+        self.row(Scope::Vllm, Arm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded).distribution
     }
 
     pub fn gate(&self) -> Vec<GateCheck> {
@@ -288,41 +236,17 @@ impl E2eAudit {
             self.vllm_sweeps
         );
         out.push('\n');
-        let _ = writeln!(
-            out,
-            "{:<5} {:<10} {:<6} {:<22} {:>8} {:>8} {:>9}  n",
-            "scope", "arm", "metric", "definition", "mean", "median", "worst"
-        );
+        let _ = writeln!(out, "{:<5} {:<10} {:<6} {:<22} {:>8} {:>8} {:>9}  n", "scope", "arm", "metric", "definition", "mean", "median", "worst");
         for row in &self.rows {
-            let cells =
-                row.distribution
-                    .map_or("       -        -         -  n=0".to_string(), |d| {
-                        format!(
-                            "{:>8.2} {:>8.2} {:>9.2}  n={}",
-                            d.mean, d.median, d.worst, d.n
-                        )
-                    });
-            let _ = writeln!(
-                out,
-                "{:<5} {:<10} {:<6} {:<22} {cells}",
-                row.scope.key(),
-                row.arm.key(),
-                row.metric.key(),
-                row.definition.key()
-            );
+            let cells = row.distribution.map_or("       -        -         -  n=0".to_string(), |d| {
+                format!("{:>8.2} {:>8.2} {:>9.2}  n={}", d.mean, d.median, d.worst, d.n)
+            });
+            let _ = writeln!(out, "{:<5} {:<10} {:<6} {:<22} {cells}", row.scope.key(), row.arm.key(), row.metric.key(), row.definition.key());
         }
 
         out.push_str("\nkernel accuracy page (PUBLISHED-FIGURES.md section 5): \"AISimulate, same points: 8.2% mean, 4.1% median, 432% worst\"\n");
-        for definition in [
-            ShapeDefinition::AnchorExcluded,
-            ShapeDefinition::AnchorIncluded,
-        ] {
-            let Some(d) = self
-                .row(Scope::All, Arm::Aisimulate, Metric::Tpot, definition)
-                .distribution
-            else {
-                continue;
-            };
+        for definition in [ShapeDefinition::AnchorExcluded, ShapeDefinition::AnchorIncluded] {
+            let Some(d) = self.row(Scope::All, Arm::Aisimulate, Metric::Tpot, definition).distribution else { continue };
             let ok = self.page_definitions().contains(&definition);
             let _ = writeln!(
                 out,
@@ -332,23 +256,12 @@ impl E2eAudit {
                 d.median,
                 d.worst,
                 d.n,
-                if ok {
-                    "matches the page"
-                } else {
-                    "does not match the page"
-                }
+                if ok { "matches the page" } else { "does not match the page" }
             );
         }
         let page = self.page_definitions();
         if page == [ShapeDefinition::AnchorIncluded] {
-            let own = self
-                .row(
-                    Scope::All,
-                    Arm::Aisimulate,
-                    Metric::Tpot,
-                    ShapeDefinition::AnchorExcluded,
-                )
-                .distribution;
+            let own = self.row(Scope::All, Arm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded).distribution;
             let _ = writeln!(
                 out,
                 "  FLAG definition mismatch: the page computes AISimulate's TPOT shape error with the anchor INCLUDED \
@@ -366,21 +279,9 @@ impl E2eAudit {
             "\nheadline table, ALL tier (PUBLISHED-FIGURES.md section 3): AISimulate TPOT shape {HEADLINE_ALL_TPOT_SHAPE} on {HEADLINE_ALL_TPOT_SHAPE_N}"
         );
         if let Some(d) = self.headline() {
-            let _ = writeln!(
-                out,
-                "  vllm aisimulate tpot shape_anchor_excluded: {:.2} n={} (unrounded {:.4})",
-                d.mean, d.n, d.mean
-            );
+            let _ = writeln!(out, "  vllm aisimulate tpot shape_anchor_excluded: {:.2} n={} (unrounded {:.4})", d.mean, d.n, d.mean);
         }
-        if let Some(d) = self
-            .row(
-                Scope::Vllm,
-                Arm::Aic,
-                Metric::Tpot,
-                ShapeDefinition::AnchorExcluded,
-            )
-            .distribution
-        {
+        if let Some(d) = self.row(Scope::Vllm, Arm::Aic, Metric::Tpot, ShapeDefinition::AnchorExcluded).distribution {
             let _ = writeln!(
                 out,
                 "  vllm aic tpot shape_anchor_excluded: {:.2} n={} (the same cell publishes AIC {HEADLINE_ALL_AIC_TPOT_SHAPE}: {}; not gated)",
@@ -409,10 +310,7 @@ impl E2eAudit {
     }
 
     pub fn to_output(&self) -> TaskOutput {
-        let mut output = TaskOutput {
-            report: self.render(),
-            ..TaskOutput::default()
-        };
+        let mut output = TaskOutput { report: self.render(), ..TaskOutput::default() };
         output.count("sweeps", self.sweeps as u64);
         output.count("points", self.points as u64);
         output.count("non_anchor_points", self.non_anchor_points() as u64);
@@ -429,22 +327,13 @@ impl E2eAudit {
         }
         let page = self.page_definitions();
         if let [definition] = page[..] {
-            let d = self
-                .row(Scope::All, Arm::Aisimulate, Metric::Tpot, definition)
-                .distribution
-                .expect("matched");
-            output.values.insert(
-                "page_definition".into(),
-                Value::Text(definition.key().into()),
-            );
+            let d = self.row(Scope::All, Arm::Aisimulate, Metric::Tpot, definition).distribution.expect("matched");
+            output.values.insert("page_definition".into(), Value::Text(definition.key().into()));
             output.number("aisimulate.page_definition.mean", d.mean);
             output.number("aisimulate.page_definition.median", d.median);
             output.number("aisimulate.page_definition.worst", d.worst);
             output.count("aisimulate.page_definition.n", d.n as u64);
-            output.check(
-                "page_definition_differs_from_publisher",
-                definition != ShapeDefinition::AnchorExcluded,
-            );
+            output.check("page_definition_differs_from_publisher", definition != ShapeDefinition::AnchorExcluded);
         }
         render::record_gate(&mut output, &self.gate());
         output
@@ -455,11 +344,7 @@ fn names(definitions: &[ShapeDefinition]) -> String {
     if definitions.is_empty() {
         "none".to_string()
     } else {
-        definitions
-            .iter()
-            .map(|d| d.key())
-            .collect::<Vec<_>>()
-            .join(", ")
+        definitions.iter().map(|d| d.key()).collect::<Vec<_>>().join(", ")
     }
 }
 
@@ -469,23 +354,14 @@ pub fn audit_e2e(sweeps: &[SweepCurves]) -> E2eAudit {
     for scope in [Scope::All, Scope::Vllm] {
         for arm in Arm::ALL {
             for metric in Metric::ALL {
-                for definition in [
-                    ShapeDefinition::AnchorExcluded,
-                    ShapeDefinition::AnchorIncluded,
-                ] {
+                for definition in [ShapeDefinition::AnchorExcluded, ShapeDefinition::AnchorIncluded] {
                     let errors: Vec<f64> = sweeps
                         .iter()
                         .filter(|s| scope.includes(s))
                         .flat_map(|s| shape_comparisons(s.curve(arm, metric), definition))
                         .map(|c| c.error())
                         .collect();
-                    rows.push(E2eRow {
-                        scope,
-                        arm,
-                        metric,
-                        definition,
-                        distribution: Distribution::of(&errors),
-                    });
+                    rows.push(E2eRow { scope, arm, metric, definition, distribution: Distribution::of(&errors) });
                 }
             }
         }
@@ -509,11 +385,7 @@ mod tests {
             .iter()
             .zip(predicted)
             .enumerate()
-            .map(|(i, (&m, &p))| ShapePoint {
-                concurrency: (1 << i) as f64,
-                measured: Some(m),
-                predicted: Some(p),
-            })
+            .map(|(i, (&m, &p))| ShapePoint { concurrency: (1 << i) as f64, measured: Some(m), predicted: Some(p) })
             .collect();
         SweepCurves {
             framework: framework.into(),
@@ -536,47 +408,15 @@ mod tests {
     #[test]
     fn e2e_audit_counts_anchors_only_under_the_inclusive_definition() {
         // Prediction rises 50% too fast at the second point: one error of 50 per sweep.
-        let sweeps = [
-            sweep("vllm", &[1.0, 2.0], &[1.0, 3.0]),
-            sweep("sglang", &[1.0, 2.0, 4.0], &[1.0, 2.0, 4.0]),
-        ];
+        let sweeps = [sweep("vllm", &[1.0, 2.0], &[1.0, 3.0]), sweep("sglang", &[1.0, 2.0, 4.0], &[1.0, 2.0, 4.0])];
         let audit = audit_e2e(&sweeps);
-        let own = audit.row(
-            Scope::All,
-            Arm::Aisimulate,
-            Metric::Tpot,
-            ShapeDefinition::AnchorExcluded,
-        );
-        let inclusive = audit.row(
-            Scope::All,
-            Arm::Aisimulate,
-            Metric::Tpot,
-            ShapeDefinition::AnchorIncluded,
-        );
-        assert_eq!(
-            own.distribution.map(|d| (d.mean, d.n)),
-            Some((50.0 / 3.0, 3))
-        );
-        assert_eq!(
-            inclusive.distribution.map(|d| (d.mean, d.n)),
-            Some((10.0, 5))
-        );
-        let vllm = audit.row(
-            Scope::Vllm,
-            Arm::Aisimulate,
-            Metric::Tpot,
-            ShapeDefinition::AnchorExcluded,
-        );
+        let own = audit.row(Scope::All, Arm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded);
+        let inclusive = audit.row(Scope::All, Arm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorIncluded);
+        assert_eq!(own.distribution.map(|d| (d.mean, d.n)), Some((50.0 / 3.0, 3)));
+        assert_eq!(inclusive.distribution.map(|d| (d.mean, d.n)), Some((10.0, 5)));
+        let vllm = audit.row(Scope::Vllm, Arm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded);
         assert_eq!(vllm.distribution.map(|d| (d.mean, d.n)), Some((50.0, 1)));
-        assert_eq!(
-            (
-                audit.sweeps,
-                audit.points,
-                audit.vllm_sweeps,
-                audit.vllm_droppable
-            ),
-            (2, 5, 1, 0)
-        );
+        assert_eq!((audit.sweeps, audit.points, audit.vllm_sweeps, audit.vllm_droppable), (2, 5, 1, 0));
         assert!(audit.page_definitions().is_empty());
         assert!(!audit.passed());
     }

@@ -8,8 +8,8 @@
 use crate::task::{TaskOutput, TaskResult};
 use anyhow::Context;
 use oracles::accuracy::{
-    arm_figures, gpu_count, published_error_pct, published_rows, relatives, Arm, Latencies, Metric,
-    Row, ShapeDefinition, Status, StatusCounts,
+    arm_figures, gpu_count, published_error_pct, published_rows, relatives, Arm, Latencies,
+    Metric, Row, ShapeDefinition, Status, StatusCounts,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -57,10 +57,7 @@ struct Ms {
 
 impl From<Ms> for Latencies {
     fn from(m: Ms) -> Self {
-        Latencies {
-            ttft: Some(m.ttft_ms),
-            tpot: Some(m.tpot_ms),
-        }
+        Latencies { ttft: Some(m.ttft_ms), tpot: Some(m.tpot_ms) }
     }
 }
 
@@ -91,11 +88,7 @@ pub fn checks() -> anyhow::Result<Vec<Check>> {
     let vectors: Vectors = serde_path_to_error::deserialize(&mut de)
         .map_err(|e| anyhow::anyhow!("{VECTORS}: {}: {}", e.path(), e.inner()))?;
     let expected = |pointer: &str| -> anyhow::Result<f64> {
-        vectors
-            .expected
-            .pointer(pointer)
-            .and_then(Value::as_f64)
-            .with_context(|| format!("{VECTORS}: expected{pointer} missing"))
+        vectors.expected.pointer(pointer).and_then(Value::as_f64).with_context(|| format!("{VECTORS}: expected{pointer} missing"))
     };
     let rows: Vec<Row> = vectors
         .rows
@@ -106,8 +99,7 @@ pub fn checks() -> anyhow::Result<Vec<Check>> {
                 gpu: r.gpu.clone(),
                 gpus: gpu_count(r.tp, r.pp, r.dp),
                 concurrency: r.concurrency as f64,
-                status: Status::parse(&r.status)
-                    .with_context(|| format!("{VECTORS}: unknown status {:?}", r.status))?,
+                status: Status::parse(&r.status).with_context(|| format!("{VECTORS}: unknown status {:?}", r.status))?,
                 measured: r.measured.into(),
                 aic: r.aic.into(),
                 aisimulate: r.aisimulate.map(Latencies::from).unwrap_or_default(),
@@ -116,36 +108,14 @@ pub fn checks() -> anyhow::Result<Vec<Check>> {
         .collect::<anyhow::Result<_>>()?;
 
     let mut checks = Vec::new();
-    let mut push = |figure: String,
-                    expected: f64,
-                    ours: Option<f64>,
-                    anchor_inclusive: Option<f64>,
-                    must_differ: bool| {
-        checks.push(Check {
-            figure,
-            expected,
-            ours,
-            anchor_inclusive,
-            must_differ,
-        });
+    let mut push = |figure: String, expected: f64, ours: Option<f64>, anchor_inclusive: Option<f64>, must_differ: bool| {
+        checks.push(Check { figure, expected, ours, anchor_inclusive, must_differ });
     };
     let published = published_rows(&rows);
-    push(
-        "published rows".into(),
-        expected("/published_rows")?,
-        Some(published.len() as f64),
-        None,
-        false,
-    );
+    push("published rows".into(), expected("/published_rows")?, Some(published.len() as f64), None, false);
     for arm in Arm::ALL {
         let totals = arm_figures(&published, arm, ShapeDefinition::AnchorExcluded);
-        push(
-            format!("totals.{arm}.points"),
-            expected(&format!("/totals/{arm}/points"))?,
-            Some(totals.points as f64),
-            None,
-            false,
-        );
+        push(format!("totals.{arm}.points"), expected(&format!("/totals/{arm}/points"))?, Some(totals.points as f64), None, false);
     }
     let aic = arm_figures(&published, Arm::Aic, ShapeDefinition::AnchorExcluded);
     for metric in Metric::ALL {
@@ -158,19 +128,8 @@ pub fn checks() -> anyhow::Result<Vec<Check>> {
         );
     }
     let counts = StatusCounts::of(published.iter().map(|r| r.status));
-    push(
-        "totals.aisimulate.coverage_pct".into(),
-        expected("/totals/aisimulate/coverage_pct")?,
-        counts.coverage_pct(),
-        None,
-        false,
-    );
-    for (key, value) in [
-        ("success", counts.success),
-        ("unsupported", counts.unsupported),
-        ("failed", counts.failed),
-        ("unknown", counts.unknown),
-    ] {
+    push("totals.aisimulate.coverage_pct".into(), expected("/totals/aisimulate/coverage_pct")?, counts.coverage_pct(), None, false);
+    for (key, value) in [("success", counts.success), ("unsupported", counts.unsupported), ("failed", counts.failed), ("unknown", counts.unknown)] {
         push(
             format!("totals.aisimulate.status_counts.{key}"),
             expected(&format!("/totals/aisimulate/status_counts/{key}"))?,
@@ -179,10 +138,7 @@ pub fn checks() -> anyhow::Result<Vec<Check>> {
             false,
         );
     }
-    let alpha: Vec<&Row> = rows
-        .iter()
-        .filter(|r| r.topology.starts_with("Alpha/"))
-        .collect();
+    let alpha: Vec<&Row> = rows.iter().filter(|r| r.topology.starts_with("Alpha/")).collect();
     for arm in Arm::ALL {
         let own = arm_figures(&alpha, arm, ShapeDefinition::AnchorExcluded);
         let inclusive = arm_figures(&alpha, arm, ShapeDefinition::AnchorIncluded);
@@ -208,9 +164,7 @@ pub fn checks() -> anyhow::Result<Vec<Check>> {
         let inclusive = arm_figures(&alpha, arm, ShapeDefinition::AnchorIncluded);
         push(
             format!("discriminator Alpha.{arm}.{metric}_shape_error_pct"),
-            expected(&format!(
-                "/anchor_inclusive_discriminators/Alpha/{arm}/{metric}_shape_error_pct"
-            ))?,
+            expected(&format!("/anchor_inclusive_discriminators/Alpha/{arm}/{metric}_shape_error_pct"))?,
             own.shape(metric).published(),
             inclusive.shape(metric).published(),
             true,
@@ -222,86 +176,32 @@ pub fn checks() -> anyhow::Result<Vec<Check>> {
     failed[1].status = Status::Failed;
     failed[1].aisimulate = Latencies::default();
     let at = |values: &[Option<f64>], concurrency: f64| {
-        failed
-            .iter()
-            .position(|r| r.concurrency == concurrency)
-            .and_then(|i| values[i])
+        failed.iter().position(|r| r.concurrency == concurrency).and_then(|i| values[i])
     };
     let measured = relatives(&failed, None, Metric::Ttft);
     let ais = relatives(&failed, Some(Arm::Aisimulate), Metric::Ttft);
     let aic_rel = relatives(&failed, Some(Arm::Aic), Metric::Ttft);
     let e = "/row_1_aisimulate_failed";
-    push(
-        "failed replay: measured ttft_relative @1".into(),
-        expected(&format!("{e}/measured_ttft_relative/1"))?,
-        at(&measured, 1.0),
-        None,
-        false,
-    );
-    push(
-        "failed replay: measured ttft_relative @2".into(),
-        expected(&format!("{e}/measured_ttft_relative/2"))?,
-        at(&measured, 2.0),
-        None,
-        false,
-    );
-    push(
-        "failed replay: aisimulate ttft_relative @1".into(),
-        expected(&format!("{e}/aisimulate_ttft_relative/1"))?,
-        at(&ais, 1.0),
-        None,
-        false,
-    );
-    let ape = failed[0]
-        .arm(Arm::Aisimulate)
-        .ttft
-        .zip(failed[0].measured.ttft)
-        .and_then(|(p, m)| published_error_pct(p, m));
-    push(
-        "failed replay: aisimulate ttft_error_pct @1".into(),
-        expected(&format!("{e}/aisimulate_ttft_error_pct/1"))?,
-        ape,
-        None,
-        false,
-    );
-    push(
-        "failed replay: aic ttft_relative @2".into(),
-        expected(&format!("{e}/aic_ttft_relative/2"))?,
-        at(&aic_rel, 2.0),
-        None,
-        false,
-    );
+    push("failed replay: measured ttft_relative @1".into(), expected(&format!("{e}/measured_ttft_relative/1"))?, at(&measured, 1.0), None, false);
+    push("failed replay: measured ttft_relative @2".into(), expected(&format!("{e}/measured_ttft_relative/2"))?, at(&measured, 2.0), None, false);
+    push("failed replay: aisimulate ttft_relative @1".into(), expected(&format!("{e}/aisimulate_ttft_relative/1"))?, at(&ais, 1.0), None, false);
+    let ape = failed[0].arm(Arm::Aisimulate).ttft.zip(failed[0].measured.ttft).and_then(|(p, m)| published_error_pct(p, m));
+    push("failed replay: aisimulate ttft_error_pct @1".into(), expected(&format!("{e}/aisimulate_ttft_error_pct/1"))?, ape, None, false);
+    push("failed replay: aic ttft_relative @2".into(), expected(&format!("{e}/aic_ttft_relative/2"))?, at(&aic_rel, 2.0), None, false);
     Ok(checks)
 }
 
 pub fn render(checks: &[Check]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "AISimulate's own test rows: {VECTORS}");
-    let _ = writeln!(
-        out,
-        "source: AIS tests/test_e2e_accuracy_overview.py, as recorded in REFERENCE.md section 4\n"
-    );
+    let _ = writeln!(out, "source: AIS tests/test_e2e_accuracy_overview.py, as recorded in REFERENCE.md section 4\n");
     let show = |v: Option<f64>| v.map_or("-".to_string(), |v| v.to_string());
     for c in checks {
-        let rule = if c.must_differ {
-            "must differ from"
-        } else {
-            "expected"
-        };
-        let mut line = format!(
-            "{} {:<52} {rule} {:<6} ours {:<6}",
-            if c.ok() { "ok    " } else { "FAILED" },
-            c.figure,
-            c.expected,
-            show(c.ours)
-        );
+        let rule = if c.must_differ { "must differ from" } else { "expected" };
+        let mut line = format!("{} {:<52} {rule} {:<6} ours {:<6}", if c.ok() { "ok    " } else { "FAILED" }, c.figure, c.expected, show(c.ours));
         if let Some(wrong) = c.anchor_inclusive {
             let verdict = if c.must_differ {
-                if Some(wrong) == Some(c.expected) {
-                    "the wrong definition gives it"
-                } else {
-                    "the wrong definition does not give it either"
-                }
+                if Some(wrong) == Some(c.expected) { "the wrong definition gives it" } else { "the wrong definition does not give it either" }
             } else if wrong == c.expected {
                 "passes under anchor-inclusive too"
             } else {
@@ -311,15 +211,7 @@ pub fn render(checks: &[Check]) -> String {
         }
         let _ = writeln!(out, "{}", line.trim_end());
     }
-    let _ = writeln!(
-        out,
-        "\nresult: {}",
-        if checks.iter().all(Check::ok) {
-            "all match"
-        } else {
-            "MISMATCH"
-        }
-    );
+    let _ = writeln!(out, "\nresult: {}", if checks.iter().all(Check::ok) { "all match" } else { "MISMATCH" });
     out
 }
 
@@ -327,16 +219,11 @@ pub fn render(checks: &[Check]) -> String {
 /// vectors.
 pub fn task() -> TaskResult {
     let checks = checks()?;
-    let mut output = TaskOutput {
-        report: render(&checks),
-        ..TaskOutput::default()
-    };
+    let mut output = TaskOutput { report: render(&checks), ..TaskOutput::default() };
     output.check("all_match", checks.iter().all(Check::ok));
     output.check(
         "anchor_inclusive_would_fail",
-        checks
-            .iter()
-            .any(|c| !c.must_differ && c.anchor_inclusive.is_some_and(|w| w != c.expected)),
+        checks.iter().any(|c| !c.must_differ && c.anchor_inclusive.is_some_and(|w| w != c.expected)),
     );
     output.count("figures", checks.len() as u64);
     Ok(output)

@@ -99,14 +99,8 @@ mod tests {
 
     #[test]
     fn refusal_names_the_file_the_flag_and_the_variable() {
-        let err = task_error_definition(&Inputs::none())
-            .unwrap_err()
-            .to_string();
-        for needle in [
-            "aisimulate_summary.json",
-            "--measurements",
-            "BLIS_MEASUREMENTS",
-        ] {
+        let err = task_error_definition(&Inputs::none()).unwrap_err().to_string();
+        for needle in ["aisimulate_summary.json", "--measurements", "BLIS_MEASUREMENTS"] {
             assert!(err.contains(needle), "{err}");
         }
         let err = task_e2e_audit(&Inputs::none()).unwrap_err().to_string();

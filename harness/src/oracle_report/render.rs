@@ -17,18 +17,9 @@ pub struct GateCheck {
 pub(super) fn write_gate(out: &mut String, checks: &[GateCheck]) {
     out.push_str("\ngate:\n");
     for check in checks {
-        let _ = writeln!(
-            out,
-            "  {} {}",
-            if check.ok { "ok    " } else { "FAILED" },
-            check.what
-        );
+        let _ = writeln!(out, "  {} {}", if check.ok { "ok    " } else { "FAILED" }, check.what);
     }
-    let _ = writeln!(
-        out,
-        "result: {}",
-        if passed(checks) { "PASS" } else { "FAIL" }
-    );
+    let _ = writeln!(out, "result: {}", if passed(checks) { "PASS" } else { "FAIL" });
 }
 
 /// The gate's checks as values, plus `gate.passed`.

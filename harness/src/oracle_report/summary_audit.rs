@@ -62,9 +62,7 @@ impl Definition {
     fn is_publishers(self) -> bool {
         !matches!(
             self,
-            Definition::Shape(
-                ShapeDefinition::AnchorIncluded | ShapeDefinition::SharedMeasuredAnchor
-            )
+            Definition::Shape(ShapeDefinition::AnchorIncluded | ShapeDefinition::SharedMeasuredAnchor)
         )
     }
 
@@ -131,13 +129,7 @@ fn comparison_bound(c: &Comparison, half: f64) -> f64 {
     let base = c.error();
     let mut worst: f64 = 0.0;
     for corner in 0..16u32 {
-        let nudge = |v: f64, bit: u32| {
-            if corner & (1 << bit) != 0 {
-                v + half
-            } else {
-                v - half
-            }
-        };
+        let nudge = |v: f64, bit: u32| if corner & (1 << bit) != 0 { v + half } else { v - half };
         let moved = Comparison {
             measured: nudge(c.measured, 0),
             predicted: nudge(c.predicted, 1),
@@ -200,31 +192,15 @@ fn compute_line(
             .map(|p| {
                 let predicted = p.arm(arm);
                 if definition == Definition::Mape {
-                    (
-                        predicted.error_pct(metric).expect("complete"),
-                        ERROR_PCT_HALF_UNIT,
-                    )
+                    (predicted.error_pct(metric).expect("complete"), ERROR_PCT_HALF_UNIT)
                 } else {
-                    let (q, m) = (
-                        predicted.relative(metric).expect("complete"),
-                        p.measured.relative(metric),
-                    );
-                    (
-                        (q - m).abs() / m * 100.0,
-                        ape_bound(q, m, RELATIVE_HALF_UNIT),
-                    )
+                    let (q, m) = (predicted.relative(metric).expect("complete"), p.measured.relative(metric));
+                    ((q - m).abs() / m * 100.0, ape_bound(q, m, RELATIVE_HALF_UNIT))
                 }
             })
             .unzip(),
     };
-    Line {
-        arm,
-        metric,
-        definition,
-        pooled: Pooled::of(&values),
-        published,
-        input_bound: mean_of(&bounds),
-    }
+    Line { arm, metric, definition, pooled: Pooled::of(&values), published, input_bound: mean_of(&bounds) }
 }
 
 /// How the published figures of one level (models, workloads, gpus, topologies) fare.
@@ -268,22 +244,10 @@ impl SummaryAudit {
     /// AISimulate TPOT shape: its own definition reproduces, with the published n; the
     /// anchor-inclusive variant does not.
     pub fn gate(&self) -> Vec<GateCheck> {
-        let own = self.line(
-            Arm::Aisimulate,
-            Metric::Tpot,
-            Definition::Shape(ShapeDefinition::AnchorExcluded),
-        );
-        let wrong = self.line(
-            Arm::Aisimulate,
-            Metric::Tpot,
-            Definition::Shape(ShapeDefinition::AnchorIncluded),
-        );
+        let own = self.line(Arm::Aisimulate, Metric::Tpot, Definition::Shape(ShapeDefinition::AnchorExcluded));
+        let wrong = self.line(Arm::Aisimulate, Metric::Tpot, Definition::Shape(ShapeDefinition::AnchorIncluded));
         let published = own.published.map_or("null".to_string(), |p| p.to_string());
-        let mean = |l: &Line| {
-            l.pooled
-                .mean
-                .map_or("none".to_string(), |m| format!("{m:.4}"))
-        };
+        let mean = |l: &Line| l.pooled.mean.map_or("none".to_string(), |m| format!("{m:.4}"));
         vec![
             GateCheck {
                 key: "gate.tpot_shape_reproduces",
@@ -336,13 +300,8 @@ impl SummaryAudit {
         let _ = writeln!(out, "definitions: REFERENCE.md section 4 (AIS scripts/e2e_accuracy/build_e2e_accuracy_overview.py)");
         out.push('\n');
         for line in &self.lines {
-            let value = line
-                .pooled
-                .published()
-                .map_or("-".to_string(), |v| format!("{v:.2}"));
-            let published = line
-                .published
-                .map_or("-".to_string(), |p| format!("{p:.2}"));
+            let value = line.pooled.published().map_or("-".to_string(), |v| format!("{v:.2}"));
+            let published = line.published.map_or("-".to_string(), |p| format!("{p:.2}"));
             let _ = writeln!(
                 out,
                 "{:<10} {:<4} {:<28} {:>7}  {:<7} published {:>6}  {}",
@@ -357,13 +316,9 @@ impl SummaryAudit {
         }
         render::write_gate(&mut out, &self.gate());
 
-        out.push_str(
-            "\nfindings: is each published total reproducible from the rounded per-point data?\n",
-        );
+        out.push_str("\nfindings: is each published total reproducible from the rounded per-point data?\n");
         for line in self.lines.iter().filter(|l| l.definition.is_publishers()) {
-            let (Some(mean), Some(margin)) = (line.pooled.mean, line.margin()) else {
-                continue;
-            };
+            let (Some(mean), Some(margin)) = (line.pooled.mean, line.margin()) else { continue };
             let settled = match line.determined_by_rounded_inputs() {
                 Some(true) => "determined by the rounded data",
                 _ => "NOT determined by the rounded data alone: input rounding could cross the boundary",
@@ -387,22 +342,13 @@ impl SummaryAudit {
 
         out.push_str("\nsub-levels (each node's published figure recomputed from its own points; matched/compared):\n");
         for (arm, metric, definition, tallies) in &self.levels {
-            let mut text = format!(
-                "  {:<10} {:<4} {:<22}",
-                arm.key(),
-                metric.key(),
-                definition.key()
-            );
+            let mut text = format!("  {:<10} {:<4} {:<22}", arm.key(), metric.key(), definition.key());
             for (level, tally) in LEVELS.iter().zip(tallies) {
                 let _ = write!(text, " {level} {}/{}", tally.matched, tally.compared);
             }
             let within: usize = tallies.iter().map(|t| t.within_input_rounding).sum();
             let unexplained: Vec<&String> = tallies.iter().flat_map(|t| &t.unexplained).collect();
-            let _ = write!(
-                text,
-                "; last digit differs within input rounding: {within}; unexplained: {}",
-                unexplained.len()
-            );
+            let _ = write!(text, "; last digit differs within input rounding: {within}; unexplained: {}", unexplained.len());
             let _ = writeln!(out, "{text}");
             for path in unexplained {
                 let _ = writeln!(out, "    unexplained: {path}");
@@ -416,10 +362,7 @@ impl SummaryAudit {
     }
 
     pub fn to_output(&self) -> TaskOutput {
-        let mut output = TaskOutput {
-            report: self.render(),
-            ..TaskOutput::default()
-        };
+        let mut output = TaskOutput { report: self.render(), ..TaskOutput::default() };
         for line in &self.lines {
             if let Some(mean) = line.pooled.mean {
                 output.number(line.key(), mean);
@@ -437,10 +380,7 @@ impl SummaryAudit {
                 _ => continue,
             };
             if let Some(published) = line.published {
-                output.number(
-                    format!("published.{}.{}.{kind}", line.arm, line.metric),
-                    published,
-                );
+                output.number(format!("published.{}.{}.{kind}", line.arm, line.metric), published);
             }
         }
         output.count("published.rows", self.rows);
@@ -457,10 +397,7 @@ pub fn audit_summary(summary: &aisimulate::Summary) -> SummaryAudit {
         .iter()
         .map(|t| {
             let p = t.topology.parallelism;
-            oracles::accuracy::is_multi_node(
-                &t.gpu.gpu,
-                oracles::accuracy::gpu_count(p.tp_size, p.pp_size, p.attention_dp_size),
-            )
+            oracles::accuracy::is_multi_node(&t.gpu.gpu, oracles::accuracy::gpu_count(p.tp_size, p.pp_size, p.attention_dp_size))
         })
         .collect();
     let mut lines = Vec::new();
@@ -475,16 +412,8 @@ pub fn audit_summary(summary: &aisimulate::Summary) -> SummaryAudit {
     let mut levels = Vec::new();
     for arm in Arm::ALL {
         for metric in Metric::ALL {
-            for definition in [
-                Definition::Shape(ShapeDefinition::AnchorExcluded),
-                Definition::Mape,
-            ] {
-                levels.push((
-                    arm,
-                    metric,
-                    definition,
-                    tally_levels(summary, arm, metric, definition),
-                ));
+            for definition in [Definition::Shape(ShapeDefinition::AnchorExcluded), Definition::Mape] {
+                levels.push((arm, metric, definition, tally_levels(summary, arm, metric, definition)));
             }
         }
     }
@@ -516,49 +445,28 @@ fn tally_levels(
     definition: Definition,
 ) -> [LevelTally; 4] {
     let mut tallies: [LevelTally; 4] = Default::default();
-    let mut tally = |level: usize,
-                     path: String,
-                     node: (&aisimulate::ArmFigures, &aisimulate::ArmFigures),
-                     topologies: Vec<&aisimulate::Topology>| {
+    let mut tally = |level: usize, path: String, node: (&aisimulate::ArmFigures, &aisimulate::ArmFigures), topologies: Vec<&aisimulate::Topology>| {
         let figures = match arm {
             Arm::Aisimulate => node.0,
             Arm::Aic => node.1,
         };
-        let line = compute_line(
-            &topologies,
-            arm,
-            metric,
-            definition,
-            definition.published(figures, metric),
-        );
+        let line = compute_line(&topologies, arm, metric, definition, definition.published(figures, metric));
         let t = &mut tallies[level];
         t.compared += 1;
         match (line.pooled.published(), line.published) {
             (a, b) if a == b => t.matched += 1,
-            (Some(_), Some(_))
-                if line
-                    .diff()
-                    .is_some_and(|d| d <= LAST_DIGIT + line.input_bound) =>
-            {
+            (Some(_), Some(_)) if line.diff().is_some_and(|d| d <= LAST_DIGIT + line.input_bound) => {
                 t.within_input_rounding += 1
             }
-            _ => t.unexplained.push(format!(
-                "{path}.{arm}.{metric}_{}",
-                match definition {
-                    Definition::Mape => "mape_pct",
-                    _ => "shape_error_pct",
-                }
-            )),
+            _ => t.unexplained.push(format!("{path}.{arm}.{metric}_{}", match definition {
+                Definition::Mape => "mape_pct",
+                _ => "shape_error_pct",
+            })),
         }
     };
     for (mi, model) in summary.models.iter().enumerate() {
         let mpath = format!("models[{mi}]");
-        let mt: Vec<_> = model
-            .workloads
-            .iter()
-            .flat_map(|w| &w.gpus)
-            .flat_map(|g| &g.topologies)
-            .collect();
+        let mt: Vec<_> = model.workloads.iter().flat_map(|w| &w.gpus).flat_map(|g| &g.topologies).collect();
         tally(0, mpath.clone(), (&model.aisimulate, &model.aic), mt);
         for (wi, workload) in model.workloads.iter().enumerate() {
             let wpath = format!("{mpath}.workloads[{wi}]");
@@ -566,19 +474,9 @@ fn tally_levels(
             tally(1, wpath.clone(), (&workload.aisimulate, &workload.aic), wt);
             for (gi, gpu) in workload.gpus.iter().enumerate() {
                 let gpath = format!("{wpath}.gpus[{gi}]");
-                tally(
-                    2,
-                    gpath.clone(),
-                    (&gpu.aisimulate, &gpu.aic),
-                    gpu.topologies.iter().collect(),
-                );
+                tally(2, gpath.clone(), (&gpu.aisimulate, &gpu.aic), gpu.topologies.iter().collect());
                 for (ti, topology) in gpu.topologies.iter().enumerate() {
-                    tally(
-                        3,
-                        format!("{gpath}.topologies[{ti}]"),
-                        (&topology.aisimulate, &topology.aic),
-                        vec![topology],
-                    );
+                    tally(3, format!("{gpath}.topologies[{ti}]"), (&topology.aisimulate, &topology.aic), vec![topology]);
                 }
             }
         }
@@ -596,10 +494,7 @@ mod tests {
             arm: Arm::Aisimulate,
             metric: Metric::Tpot,
             definition: Definition::Mape,
-            pooled: Pooled {
-                mean: Some(mean),
-                n: 1,
-            },
+            pooled: Pooled { mean: Some(mean), n: 1 },
             published: Some(10.05),
             input_bound: 0.001,
         };
@@ -612,17 +507,9 @@ mod tests {
 
     #[test]
     fn comparison_bound_covers_a_nudged_input() {
-        let c = Comparison {
-            measured: 2.0,
-            predicted: 3.0,
-            measured_anchor: 1.0,
-            predicted_anchor: 1.0,
-        };
+        let c = Comparison { measured: 2.0, predicted: 3.0, measured_anchor: 1.0, predicted_anchor: 1.0 };
         let bound = comparison_bound(&c, 5e-7);
-        let nudged = Comparison {
-            predicted: 3.0 + 5e-7,
-            ..c
-        };
+        let nudged = Comparison { predicted: 3.0 + 5e-7, ..c };
         assert!((nudged.error() - c.error()).abs() <= bound + 1e-15);
         assert!(bound > 0.0 && bound < 1e-3, "{bound}");
     }

@@ -47,17 +47,9 @@ pub struct Gap {
 
 impl Gap {
     pub fn line(&self) -> String {
-        let at = self
-            .concurrency
-            .map_or("sweep".to_string(), |c| format!("c={c}"));
-        let detail = self
-            .detail
-            .as_ref()
-            .map_or(String::new(), |d| format!(": {d}"));
-        format!(
-            "gap {} {} {} [{}] {}{}",
-            self.scenario, self.label, at, self.owner, self.cause, detail
-        )
+        let at = self.concurrency.map_or("sweep".to_string(), |c| format!("c={c}"));
+        let detail = self.detail.as_ref().map_or(String::new(), |d| format!(": {d}"));
+        format!("gap {} {} {} [{}] {}{}", self.scenario, self.label, at, self.owner, self.cause, detail)
     }
 }
 
@@ -91,25 +83,13 @@ pub fn gaps(
             })
         };
         if sweep.framework != framework {
-            push(
-                "corpus",
-                &format!("framework not {framework}"),
-                Some(sweep.framework.clone()),
-            );
+            push("corpus", &format!("framework not {framework}"), Some(sweep.framework.clone()));
         }
         if sweep.serving != "aggregated" {
-            push(
-                "corpus",
-                "serving not aggregated",
-                Some(sweep.serving.clone()),
-            );
+            push("corpus", "serving not aggregated", Some(sweep.serving.clone()));
         }
         if sweep.spec_method != "none" {
-            push(
-                "corpus",
-                "speculative method",
-                Some(sweep.spec_method.clone()),
-            );
+            push("corpus", "speculative method", Some(sweep.spec_method.clone()));
         }
         if let Err(why) = sweep.workload_lengths() {
             push("corpus", "workload not isl:osl", Some(why));
@@ -119,34 +99,14 @@ pub fn gaps(
             Ok(scenario) => {
                 let h = &scenario.header;
                 let mut files = vec![
-                    (
-                        catalog,
-                        "catalog",
-                        format!("models/{}/graph.yaml", h.model),
-                        "model graph",
-                    ),
-                    (
-                        catalog,
-                        "catalog",
-                        format!("hardware/{}.yaml", h.cluster.hardware),
-                        "hardware",
-                    ),
+                    (catalog, "catalog", format!("models/{}/graph.yaml", h.model), "model graph"),
+                    (catalog, "catalog", format!("hardware/{}.yaml", h.cluster.hardware), "hardware"),
                 ];
                 if let Some(net) = &h.cluster.network {
-                    files.push((
-                        catalog,
-                        "catalog",
-                        format!("networks/{net}.yaml"),
-                        "network",
-                    ));
+                    files.push((catalog, "catalog", format!("networks/{net}.yaml"), "network"));
                 }
                 for c in &h.coefficients {
-                    files.push((
-                        registry,
-                        "registry",
-                        format!("coefficients/{c}.yaml"),
-                        "coefficient set",
-                    ));
+                    files.push((registry, "registry", format!("coefficients/{c}.yaml"), "coefficient set"));
                 }
                 for (root, tree, rel, what) in files {
                     if root.join(&rel).is_file() {
@@ -175,23 +135,14 @@ pub fn gaps(
                         push(
                             "scenarios",
                             "parallelism differs from the corpus",
-                            Some(format!(
-                                "{name} {ours} in the scenario, {corpus} in the corpus"
-                            )),
+                            Some(format!("{name} {ours} in the scenario, {corpus} in the corpus")),
                         );
                     }
                 }
             }
         }
         if sweep.framework == framework && sweep.is_vllm() {
-            point_gaps(
-                sweep,
-                records
-                    .get(&(sweep.scenario.as_str(), sweep.label.as_str()))
-                    .copied(),
-                &expressible,
-                &mut out,
-            );
+            point_gaps(sweep, records.get(&(sweep.scenario.as_str(), sweep.label.as_str())).copied(), &expressible, &mut out);
         }
     }
     out
@@ -219,29 +170,17 @@ fn point_gaps(
         };
         let passed = record.and_then(|r| r.by_concurrency.get(c));
         for field in TRACKED_SETTINGS {
-            let p =
-                oracles::tiers::provenance(true, passed.map(|p| p.passed.0.contains_key(field)));
+            let p = oracles::tiers::provenance(true, passed.map(|p| p.passed.0.contains_key(field)));
             if p != Provenance::Measured {
-                push(
-                    "inferencex",
-                    format!("measured setting absent: {field} ({p} value used)"),
-                );
+                push("inferencex", format!("measured setting absent: {field} ({p} value used)"));
             }
         }
         let Some(passed) = passed else { continue };
         for key in passed.passed_keys() {
             if !expressible.contains(key) {
-                push(
-                    "blis-schemas",
-                    format!("run setting blis-schemas cannot express: {key}"),
-                );
-            } else if !TRACKED_SETTINGS.contains(&key.as_str())
-                && !CARRIED_AS_IDENTITY.contains(&key.as_str())
-            {
-                push(
-                    "runner",
-                    format!("run setting not carried into the simulation: {key}"),
-                );
+                push("blis-schemas", format!("run setting blis-schemas cannot express: {key}"));
+            } else if !TRACKED_SETTINGS.contains(&key.as_str()) && !CARRIED_AS_IDENTITY.contains(&key.as_str()) {
+                push("runner", format!("run setting not carried into the simulation: {key}"));
             }
         }
     }

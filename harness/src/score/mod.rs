@@ -93,10 +93,7 @@ impl Corpora {
         }
         let e2e = crate::corpus::e2e::load(&dir.join(E2E_FILE))?;
         if e2e.sweeps.is_empty() {
-            bail!(
-                "{}: `sweeps` is empty",
-                crate::paths::display(&dir.join(E2E_FILE))
-            );
+            bail!("{}: `sweeps` is empty", crate::paths::display(&dir.join(E2E_FILE)));
         }
         let absolutes = crate::corpus::inferencex::load_absolutes(&dir.join(ABSOLUTES_FILE))?;
         let settings = crate::corpus::inferencex::load_engine_settings(&dir.join(SETTINGS_FILE))?;
@@ -104,31 +101,19 @@ impl Corpora {
         let text = crate::read::text(&scoreable_path)?;
         let scoreable: Vec<ScoreableRow> = crate::corpus::e2e::parse_json_strict(&text)
             .with_context(|| crate::paths::display(&scoreable_path))?;
-        let corpora = Corpora {
-            e2e,
-            absolutes,
-            settings,
-            scoreable,
-        };
+        let corpora = Corpora { e2e, absolutes, settings, scoreable };
         corpora.check_joins(dir)?;
         Ok(corpora)
     }
 
     fn check_joins(&self, dir: &Path) -> Result<()> {
-        let sweeps: BTreeMap<(&str, &str), &Sweep> = self
-            .e2e
-            .sweeps
-            .iter()
-            .map(|s| ((s.scenario.as_str(), s.label.as_str()), s))
-            .collect();
+        let sweeps: BTreeMap<(&str, &str), &Sweep> =
+            self.e2e.sweeps.iter().map(|s| ((s.scenario.as_str(), s.label.as_str()), s)).collect();
         for (i, r) in self.settings.settings.iter().enumerate() {
             let Some(sweep) = sweeps.get(&(r.scenario.as_str(), r.label.as_str())) else {
                 bail!(
                     "{}: `settings[{i}]` ({} {}) is a record for a sweep that {} does not have",
-                    crate::paths::display(&dir.join(SETTINGS_FILE)),
-                    r.scenario,
-                    r.label,
-                    E2E_FILE
+                    crate::paths::display(&dir.join(SETTINGS_FILE)), r.scenario, r.label, E2E_FILE
                 );
             };
             for c in r.by_concurrency.0.keys() {
@@ -144,10 +129,7 @@ impl Corpora {
             if !sweeps.contains_key(&(a.scenario.as_str(), a.label.as_str())) {
                 bail!(
                     "{}: `anchors[{i}]` ({} {}) is a record for a sweep that {} does not have",
-                    crate::paths::display(&dir.join(ABSOLUTES_FILE)),
-                    a.scenario,
-                    a.label,
-                    E2E_FILE
+                    crate::paths::display(&dir.join(ABSOLUTES_FILE)), a.scenario, a.label, E2E_FILE
                 );
             }
         }
@@ -175,11 +157,7 @@ pub struct PointKey {
 
 impl PointKey {
     pub fn new(scenario: &str, label: &str, concurrency: u32) -> PointKey {
-        PointKey {
-            scenario: scenario.to_string(),
-            label: label.to_string(),
-            concurrency,
-        }
+        PointKey { scenario: scenario.to_string(), label: label.to_string(), concurrency }
     }
 }
 
@@ -219,45 +197,21 @@ pub struct Arm {
 
 impl Arm {
     pub fn simulated(name: &str, key: &str, points_ms: BTreeMap<PointKey, ArmPoint>) -> Arm {
-        Arm {
-            name: name.into(),
-            key: key.into(),
-            kind: ArmKind::Simulated,
-            run: ArmRun::Ran(points_ms),
-        }
+        Arm { name: name.into(), key: key.into(), kind: ArmKind::Simulated, run: ArmRun::Ran(points_ms) }
     }
 
     pub fn not_run(name: &str, key: &str, kind: ArmKind, why: &str) -> Arm {
-        Arm {
-            name: name.into(),
-            key: key.into(),
-            kind,
-            run: ArmRun::NotRun(why.into()),
-        }
+        Arm { name: name.into(), key: key.into(), kind, run: ArmRun::NotRun(why.into()) }
     }
 
     /// AISimulate's or AIC's predictions as the e2e corpus publishes them.
-    pub fn published(
-        e2e: &E2eCorpus,
-        name: &str,
-        key: &str,
-        pick: fn(&crate::corpus::e2e::Point) -> ArmPoint,
-    ) -> Arm {
+    pub fn published(e2e: &E2eCorpus, name: &str, key: &str, pick: fn(&crate::corpus::e2e::Point) -> ArmPoint) -> Arm {
         let points = e2e
             .sweeps
             .iter()
-            .flat_map(|s| {
-                s.points
-                    .iter()
-                    .map(move |p| (PointKey::new(&s.scenario, &s.label, p.concurrency), pick(p)))
-            })
+            .flat_map(|s| s.points.iter().map(move |p| (PointKey::new(&s.scenario, &s.label, p.concurrency), pick(p))))
             .collect();
-        Arm {
-            name: name.into(),
-            key: key.into(),
-            kind: ArmKind::Published,
-            run: ArmRun::Ran(points),
-        }
+        Arm { name: name.into(), key: key.into(), kind: ArmKind::Published, run: ArmRun::Ran(points) }
     }
 
     pub fn is_run(&self) -> bool {
@@ -272,18 +226,14 @@ pub fn corpus_arms(e2e: &E2eCorpus) -> Vec<Arm> {
             tpot: p.aisimulate_tpot_relative,
             ttft: p.aisimulate_ttft_relative,
         }),
-        Arm::published(e2e, "AIC", "aic", |p| ArmPoint {
-            tpot: p.aic_tpot_relative,
-            ttft: p.aic_ttft_relative,
-        }),
+        Arm::published(e2e, "AIC", "aic", |p| ArmPoint { tpot: p.aic_tpot_relative, ttft: p.aic_ttft_relative }),
     ]
 }
 
 /// The headline's arms in the published order (BLIS / AISimulate / AIC); `blis` is `None`
 /// when no binary was given.
 pub fn headline_arms(e2e: &E2eCorpus, blis: Option<Arm>) -> Vec<Arm> {
-    let blis = blis
-        .unwrap_or_else(|| Arm::not_run("BLIS", "blis", ArmKind::Simulated, "needs --blis PATH"));
+    let blis = blis.unwrap_or_else(|| Arm::not_run("BLIS", "blis", ArmKind::Simulated, "needs --blis PATH"));
     let mut arms = vec![blis];
     arms.extend(corpus_arms(e2e));
     arms
@@ -298,10 +248,7 @@ pub struct Selection {
 
 impl Selection {
     pub fn vllm(config_tier: Option<ConfigTier>) -> Selection {
-        Selection {
-            framework: "vllm".into(),
-            config_tier,
-        }
+        Selection { framework: "vllm".into(), config_tier }
     }
 }
 
@@ -324,12 +271,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [Metric; 4] = [
-        Metric::TpotShape,
-        Metric::TpotMape,
-        Metric::TtftShape,
-        Metric::TtftMape,
-    ];
+    pub const ALL: [Metric; 4] = [Metric::TpotShape, Metric::TpotMape, Metric::TtftShape, Metric::TtftMape];
     pub fn key(self) -> &'static str {
         match self {
             Metric::TpotShape => "tpot_shape",
@@ -427,9 +369,7 @@ pub struct Aggregate {
 impl Scored {
     /// Sweeps whose tightest tier is within `tier`.
     pub fn in_tier(&self, tier: Tier) -> impl Iterator<Item = &ScoredSweep> {
-        self.sweeps
-            .iter()
-            .filter(move |s| tiers::in_tier(s.tier, tier))
+        self.sweeps.iter().filter(move |s| tiers::in_tier(s.tier, tier))
     }
 
     pub fn aggregate<'a>(&self, sweeps: impl Iterator<Item = &'a ScoredSweep>) -> Aggregate {
@@ -443,39 +383,23 @@ impl Scored {
             for (i, _) in self.arms.iter().enumerate() {
                 let errors: Option<Vec<f64>> = sweeps
                     .iter()
-                    .map(|s| {
-                        s.errors[i]
-                            .as_ref()
-                            .map(|e| e.get(m).iter().map(|x| x.1).collect::<Vec<_>>())
-                    })
+                    .map(|s| s.errors[i].as_ref().map(|e| e.get(m).iter().map(|x| x.1).collect::<Vec<_>>()))
                     .collect::<Option<Vec<_>>>()
                     .map(|v| v.concat());
                 mean_abs.insert((i, m), errors.and_then(|e| scoring::mean_abs(&e)));
             }
         }
-        Aggregate {
-            sweeps: sweeps.len(),
-            n,
-            mean_abs,
-        }
+        Aggregate { sweeps: sweeps.len(), n, mean_abs }
     }
 
     /// The tier aggregates in table order.
     pub fn tiers(&self) -> Vec<(Tier, Aggregate)> {
-        Tier::ORDER
-            .iter()
-            .map(|&t| (t, self.aggregate(self.in_tier(t))))
-            .collect()
+        Tier::ORDER.iter().map(|&t| (t, self.aggregate(self.in_tier(t)))).collect()
     }
 }
 
 /// Scores `arms` on the sweeps `selection` picks.
-pub fn score(
-    corpora: &Corpora,
-    scenarios: &ScenarioSet,
-    arms: &[Arm],
-    selection: &Selection,
-) -> Scored {
+pub fn score(corpora: &Corpora, scenarios: &ScenarioSet, arms: &[Arm], selection: &Selection) -> Scored {
     let expressible = crate::corpus::scenario::expressible_keys(scenarios);
     let records: BTreeMap<(&str, &str), &crate::corpus::inferencex::SettingsRecord> = corpora
         .settings
@@ -496,16 +420,10 @@ pub fn score(
         selection: selection.clone(),
         arms: arms
             .iter()
-            .map(|a| {
-                (
-                    a.name.clone(),
-                    a.key.clone(),
-                    match &a.run {
-                        ArmRun::NotRun(why) => Some(why.clone()),
-                        ArmRun::Ran(_) => None,
-                    },
-                )
-            })
+            .map(|a| (a.name.clone(), a.key.clone(), match &a.run {
+                ArmRun::NotRun(why) => Some(why.clone()),
+                ArmRun::Ran(_) => None,
+            }))
             .collect(),
         sweeps: Vec::new(),
         dropped: Vec::new(),
@@ -519,32 +437,19 @@ pub fn score(
         if sweep.framework != selection.framework {
             continue;
         }
-        let record = records
-            .get(&(sweep.scenario.as_str(), sweep.label.as_str()))
-            .copied();
+        let record = records.get(&(sweep.scenario.as_str(), sweep.label.as_str())).copied();
         let mut points: Vec<&crate::corpus::e2e::Point> = sweep.points.iter().collect();
         points.sort_by_key(|p| p.concurrency);
         let anchor_c = points.first().map(|p| p.concurrency);
-        let recorded_at_anchor = record
-            .zip(anchor_c)
-            .is_some_and(|(r, c)| r.by_concurrency.get(c).is_some());
+        let recorded_at_anchor = record.zip(anchor_c).is_some_and(|(r, c)| r.by_concurrency.get(c).is_some());
         if !tiers::config_tier_keeps(selection.config_tier, recorded_at_anchor) {
             continue;
         }
         let evidence = settings::sweep_evidence(sweep, &points, record);
         let tier = tiers::sweep_tier(&evidence, &expressible).unwrap_or(Tier::All);
-        scored
-            .inexpressible_keys
-            .extend(evidence.inexpressible(&expressible));
+        scored.inexpressible_keys.extend(evidence.inexpressible(&expressible));
 
-        match score_sweep(
-            sweep,
-            &points,
-            arms,
-            absolutes
-                .get(&(sweep.scenario.as_str(), sweep.label.as_str()))
-                .copied(),
-        ) {
+        match score_sweep(sweep, &points, arms, absolutes.get(&(sweep.scenario.as_str(), sweep.label.as_str())).copied()) {
             Err(reason) => scored.dropped.push(Dropped {
                 scenario: sweep.scenario.clone(),
                 label: sweep.label.clone(),
@@ -559,14 +464,9 @@ pub fn score(
                     (Metric::TtftShape, ttft_n - 1),
                     (Metric::TtftMape, ttft_n),
                 ]);
-                scored.prefix_caching_points +=
-                    settings::prefix_caching_points(sweep, &points, record);
-                for ((field, provenance), n) in settings::provenance_counts(sweep, &points, record)
-                {
-                    *scored
-                        .provenance_counts
-                        .entry((field, provenance))
-                        .or_default() += n;
+                scored.prefix_caching_points += settings::prefix_caching_points(sweep, &points, record);
+                for ((field, provenance), n) in settings::provenance_counts(sweep, &points, record) {
+                    *scored.provenance_counts.entry((field, provenance)).or_default() += n;
                 }
                 scored.excursions.extend(excursions);
                 scored.sweeps.push(ScoredSweep {
@@ -596,10 +496,7 @@ fn score_sweep(
     absolutes: Option<&crate::corpus::inferencex::Anchor>,
 ) -> Result<SweepScore, String> {
     if points.len() < 2 {
-        return Err(format!(
-            "{} point(s): a shape needs an anchor and one more",
-            points.len()
-        ));
+        return Err(format!("{} point(s): a shape needs an anchor and one more", points.len()));
     }
     if let Some(p) = points.iter().find(|p| p.status != Status::Success) {
         return Err(format!("c={} status {}", p.concurrency, p.status));
@@ -614,20 +511,8 @@ fn score_sweep(
             }),
         }
     };
-    let m_tpot = positive(
-        "measured TPOT relative",
-        &points
-            .iter()
-            .map(|p| p.measured_tpot_relative)
-            .collect::<Vec<_>>(),
-    )?;
-    let m_ttft = positive(
-        "measured TTFT relative",
-        &points
-            .iter()
-            .map(|p| p.measured_ttft_relative)
-            .collect::<Vec<_>>(),
-    )?;
+    let m_tpot = positive("measured TPOT relative", &points.iter().map(|p| p.measured_tpot_relative).collect::<Vec<_>>())?;
+    let m_ttft = positive("measured TTFT relative", &points.iter().map(|p| p.measured_ttft_relative).collect::<Vec<_>>())?;
 
     // Check every run arm before scoring any: the sweep is dropped for all if one fails.
     let mut arm_values = Vec::new();
@@ -636,37 +521,20 @@ fn score_sweep(
             arm_values.push(None);
             continue;
         };
-        let at = |c: u32| {
-            values
-                .get(&PointKey::new(&sweep.scenario, &sweep.label, c))
-                .copied()
-                .unwrap_or_default()
-        };
-        let tpot = positive(
-            &format!("{} TPOT", arm.name),
-            &conc.iter().map(|&c| at(c).tpot).collect::<Vec<_>>(),
-        )?;
-        let ttft = positive(
-            &format!("{} TTFT", arm.name),
-            &conc.iter().map(|&c| at(c).ttft).collect::<Vec<_>>(),
-        )?;
+        let at = |c: u32| values.get(&PointKey::new(&sweep.scenario, &sweep.label, c)).copied().unwrap_or_default();
+        let tpot = positive(&format!("{} TPOT", arm.name), &conc.iter().map(|&c| at(c).tpot).collect::<Vec<_>>())?;
+        let ttft = positive(&format!("{} TTFT", arm.name), &conc.iter().map(|&c| at(c).ttft).collect::<Vec<_>>())?;
         let measured_level = match arm.kind {
             ArmKind::Published => None,
             ArmKind::Simulated => {
                 let a = absolutes;
                 let tpot_us = positive(
                     &format!("measured absolute TPOT ({ABSOLUTES_FILE})"),
-                    &conc
-                        .iter()
-                        .map(|&c| a.and_then(|a| a.tpot_us(c)))
-                        .collect::<Vec<_>>(),
+                    &conc.iter().map(|&c| a.and_then(|a| a.tpot_us(c))).collect::<Vec<_>>(),
                 )?;
                 let ttft_us = positive(
                     &format!("measured absolute TTFT ({ABSOLUTES_FILE})"),
-                    &conc
-                        .iter()
-                        .map(|&c| a.and_then(|a| a.ttft_us(c)))
-                        .collect::<Vec<_>>(),
+                    &conc.iter().map(|&c| a.and_then(|a| a.ttft_us(c))).collect::<Vec<_>>(),
                 )?;
                 Some((tpot_us, ttft_us))
             }
@@ -687,45 +555,32 @@ fn score_sweep(
             neighbours: (m_ttft[i - 1], m_ttft[i + 1]),
         })
         .collect();
-    let ttft_conc: Vec<u32> = scoring::without_flagged(
-        &conc.iter().map(|&c| c as f64).collect::<Vec<_>>(),
-        &flagged,
-    )
-    .into_iter()
-    .map(|c| c as u32)
-    .collect();
+    let ttft_conc: Vec<u32> = scoring::without_flagged(&conc.iter().map(|&c| c as f64).collect::<Vec<_>>(), &flagged)
+        .into_iter()
+        .map(|c| c as u32)
+        .collect();
     let m_ttft_kept = scoring::without_flagged(&m_ttft, &flagged);
 
-    let label =
-        |cs: &[u32], e: Vec<f64>| -> Vec<(u32, f64)> { cs.iter().copied().zip(e).collect() };
+    let label = |cs: &[u32], e: Vec<f64>| -> Vec<(u32, f64)> { cs.iter().copied().zip(e).collect() };
     let errors = arm_values
         .into_iter()
         .map(|v| {
             v.map(|(tpot, ttft, measured_level)| {
                 let ttft_kept = scoring::without_flagged(&ttft, &flagged);
                 let (tpot_mape, ttft_mape) = match measured_level {
-                    None => (
-                        scoring::level_errors(&m_tpot, &tpot),
-                        scoring::level_errors(&m_ttft_kept, &ttft_kept),
-                    ),
+                    None => (scoring::level_errors(&m_tpot, &tpot), scoring::level_errors(&m_ttft_kept, &ttft_kept)),
                     Some((tpot_us, ttft_us)) => {
                         let ms_to_us = |v: &[f64]| v.iter().map(|x| x * 1000.0).collect::<Vec<_>>();
                         (
                             scoring::level_errors(&tpot_us, &ms_to_us(&tpot)),
-                            scoring::level_errors(
-                                &scoring::without_flagged(&ttft_us, &flagged),
-                                &ms_to_us(&ttft_kept),
-                            ),
+                            scoring::level_errors(&scoring::without_flagged(&ttft_us, &flagged), &ms_to_us(&ttft_kept)),
                         )
                     }
                 };
                 ArmErrors {
                     tpot_shape: label(&conc[1..], scoring::shape_errors(&m_tpot, &tpot)),
                     tpot_mape: label(&conc, tpot_mape),
-                    ttft_shape: label(
-                        &ttft_conc[1..],
-                        scoring::shape_errors(&m_ttft_kept, &ttft_kept),
-                    ),
+                    ttft_shape: label(&ttft_conc[1..], scoring::shape_errors(&m_ttft_kept, &ttft_kept)),
                     ttft_mape: label(&ttft_conc, ttft_mape),
                 }
             })
@@ -758,19 +613,13 @@ pub fn task_headline(inputs: &Inputs, config_tier: Option<ConfigTier>) -> TaskRe
 
 /// The report text and the named values of a scored run.
 pub fn headline_output(scored: &Scored) -> TaskOutput {
-    let mut out = TaskOutput {
-        report: render::report(scored),
-        ..TaskOutput::default()
-    };
+    let mut out = TaskOutput { report: render::report(scored), ..TaskOutput::default() };
     for (tier, agg) in scored.tiers() {
         let t = tier.key();
         out.count(format!("{t}.sweeps"), agg.sweeps as u64);
         out.count(format!("{t}.n_shape"), agg.n[&Metric::TpotShape] as u64);
         out.count(format!("{t}.n_mape"), agg.n[&Metric::TpotMape] as u64);
-        out.count(
-            format!("{t}.n_ttft_shape"),
-            agg.n[&Metric::TtftShape] as u64,
-        );
+        out.count(format!("{t}.n_ttft_shape"), agg.n[&Metric::TtftShape] as u64);
         out.count(format!("{t}.n_ttft_mape"), agg.n[&Metric::TtftMape] as u64);
         for (i, (_, key, _)) in scored.arms.iter().enumerate() {
             for m in Metric::ALL {

@@ -2,7 +2,7 @@
 //! breakdowns over ALL, kernelscore-style TPOT tables, dropped sweeps. Deterministic text: no
 //! paths, no times; every percentage with two decimals.
 
-use super::{Aggregate, Metric, Scored, ScoredSweep};
+use super::{Aggregate, Metric, ScoredSweep, Scored};
 use oracles::scoring;
 use oracles::tiers::Tier;
 use std::collections::BTreeMap;
@@ -10,15 +10,7 @@ use std::fmt::Write as _;
 
 /// The full report.
 pub fn report(s: &Scored) -> String {
-    [
-        header(s),
-        headline(s),
-        excursions(s),
-        breakdowns(s),
-        kernelscore(s),
-        dropped(s),
-    ]
-    .join("\n")
+    [header(s), headline(s), excursions(s), breakdowns(s), kernelscore(s), dropped(s)].join("\n")
 }
 
 pub fn header(s: &Scored) -> String {
@@ -35,23 +27,10 @@ pub fn header(s: &Scored) -> String {
         })
         .collect();
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "# Corpus score: {} ({})",
-        super::E2E_FILE,
-        s.corpus_source
-    );
-    let _ = writeln!(
-        out,
-        "release {}; framework {}; config tier {config}",
-        s.release, s.selection.framework
-    );
+    let _ = writeln!(out, "# Corpus score: {} ({})", super::E2E_FILE, s.corpus_source);
+    let _ = writeln!(out, "release {}; framework {}; config tier {config}", s.release, s.selection.framework);
     let _ = writeln!(out, "arms: {}", arms.join(", "));
-    let _ = writeln!(
-        out,
-        "points with prefix caching (scored sweeps): {}",
-        s.prefix_caching_points
-    );
+    let _ = writeln!(out, "points with prefix caching (scored sweeps): {}", s.prefix_caching_points);
     let mut provenance = Vec::new();
     for field in oracles::tiers::TRACKED_SETTINGS {
         let counts: Vec<String> = s
@@ -65,19 +44,11 @@ pub fn header(s: &Scored) -> String {
         }
     }
     if !provenance.is_empty() {
-        let _ = writeln!(
-            out,
-            "setting provenance (points of the scored sweeps):\n{}",
-            provenance.join("\n")
-        );
+        let _ = writeln!(out, "setting provenance (points of the scored sweeps):\n{}", provenance.join("\n"));
     }
     if !s.inexpressible_keys.is_empty() {
         let keys: Vec<&str> = s.inexpressible_keys.iter().map(String::as_str).collect();
-        let _ = writeln!(
-            out,
-            "run settings the scenario schema cannot express: {}",
-            keys.join(", ")
-        );
+        let _ = writeln!(out, "run settings the scenario schema cannot express: {}", keys.join(", "));
     }
     out
 }
@@ -95,22 +66,11 @@ fn cell(s: &Scored, agg: &Aggregate, arm: usize, m: Metric) -> String {
 /// Rows of cells, left-aligned, columns two spaces apart.
 fn table(rows: &[Vec<String>]) -> String {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..cols)
-        .map(|c| {
-            rows.iter()
-                .filter_map(|r| r.get(c))
-                .map(|x| x.len())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
+    let widths: Vec<usize> =
+        (0..cols).map(|c| rows.iter().filter_map(|r| r.get(c)).map(|x| x.len()).max().unwrap_or(0)).collect();
     let mut out = String::new();
     for row in rows {
-        let line: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(i, x)| format!("{x:<w$}", w = widths[i]))
-            .collect();
+        let line: Vec<String> = row.iter().enumerate().map(|(i, x)| format!("{x:<w$}", w = widths[i])).collect();
         let _ = writeln!(out, "  {}", line.join("  ").trim_end());
     }
     out
@@ -120,11 +80,7 @@ fn arm_rows(s: &Scored, agg: &Aggregate, lead: &[String]) -> Vec<Vec<String>> {
     // The lead cells (group, counts) are printed on the group's first row only.
     (0..s.arms.len())
         .map(|i| {
-            let mut row = if i == 0 {
-                lead.to_vec()
-            } else {
-                vec![String::new(); lead.len()]
-            };
+            let mut row = if i == 0 { lead.to_vec() } else { vec![String::new(); lead.len()] };
             row.push(s.arms[i].0.clone());
             row.extend(Metric::ALL.iter().map(|&m| cell(s, agg, i, m)));
             row
@@ -140,8 +96,7 @@ fn metric_header(lead: &[&str]) -> Vec<String> {
 }
 
 pub fn headline(s: &Scored) -> String {
-    let mut out =
-        String::from("## Headline: mean |e| in %, per tier (n is TPOT-shape n / mape n)\n");
+    let mut out = String::from("## Headline: mean |e| in %, per tier (n is TPOT-shape n / mape n)\n");
     for (tier, agg) in s.tiers() {
         let _ = writeln!(
             out,
@@ -190,10 +145,7 @@ pub fn chip_family(gpu: &str) -> &'static str {
     "other"
 }
 
-fn grouped(
-    s: &Scored,
-    key: impl Fn(&ScoredSweep) -> String,
-) -> BTreeMap<String, Vec<&ScoredSweep>> {
+fn grouped(s: &Scored, key: impl Fn(&ScoredSweep) -> String) -> BTreeMap<String, Vec<&ScoredSweep>> {
     let mut groups: BTreeMap<String, Vec<&ScoredSweep>> = BTreeMap::new();
     for sweep in s.in_tier(Tier::All) {
         groups.entry(key(sweep)).or_default().push(sweep);
@@ -214,11 +166,7 @@ pub fn breakdowns(s: &Scored) -> String {
         let mut rows = vec![metric_header(&[title, "sweeps", "n"])];
         for (group, sweeps) in grouped(s, key) {
             let agg = s.aggregate(sweeps.into_iter());
-            let n = format!(
-                "{} / {}",
-                agg.n[&Metric::TpotShape],
-                agg.n[&Metric::TpotMape]
-            );
+            let n = format!("{} / {}", agg.n[&Metric::TpotShape], agg.n[&Metric::TpotMape]);
             rows.extend(arm_rows(s, &agg, &[group, agg.sweeps.to_string(), n]));
         }
         out.push_str(&table(&rows));
@@ -226,32 +174,17 @@ pub fn breakdowns(s: &Scored) -> String {
     out
 }
 
-fn tpot_shape_errors<'a>(
-    s: &Scored,
-    arm: usize,
-    sweeps: impl Iterator<Item = &'a ScoredSweep>,
-) -> Vec<(u32, f64)> {
+fn tpot_shape_errors<'a>(s: &Scored, arm: usize, sweeps: impl Iterator<Item = &'a ScoredSweep>) -> Vec<(u32, f64)> {
     if s.arms[arm].2.is_some() {
         return Vec::new();
     }
-    sweeps
-        .filter_map(|w| w.errors[arm].as_ref())
-        .flat_map(|e| e.tpot_shape.iter().copied())
-        .collect()
+    sweeps.filter_map(|w| w.errors[arm].as_ref()).flat_map(|e| e.tpot_shape.iter().copied()).collect()
 }
 
 fn stats_row(lead: Vec<String>, errors: &[f64]) -> Vec<String> {
     let mut row = lead;
     match scoring::signed_stats(errors) {
-        None => row.extend([
-            "0".to_string(),
-            "--".into(),
-            "--".into(),
-            "--".into(),
-            "--".into(),
-            "--".into(),
-            "--".into(),
-        ]),
+        None => row.extend(["0".to_string(), "--".into(), "--".into(), "--".into(), "--".into(), "--".into(), "--".into()]),
         Some(st) => row.extend([
             st.n.to_string(),
             format!("{:.2}", st.mean),
@@ -274,38 +207,21 @@ fn stats_header(lead: &[&str]) -> Vec<String> {
 /// TPOT shape, signed, as kernelscore prints it: overall, monotone subset, per chip, log
 /// space, by concurrency; over ALL.
 pub fn kernelscore(s: &Scored) -> String {
-    let mut out = String::from(
-        "## kernelscore: TPOT shape over ALL, signed % (e > 0: the arm's curve rises faster)\n",
-    );
-    let not_run: Vec<String> = s
-        .arms
-        .iter()
-        .filter_map(|(name, _, why)| why.as_ref().map(|w| format!("{name}: not run: {w}")))
-        .collect();
+    let mut out = String::from("## kernelscore: TPOT shape over ALL, signed % (e > 0: the arm's curve rises faster)\n");
+    let not_run: Vec<String> = s.arms.iter().filter_map(|(name, _, why)| why.as_ref().map(|w| format!("{name}: not run: {w}"))).collect();
     for line in &not_run {
         let _ = writeln!(out, "  {line}");
     }
-    let run: Vec<usize> = (0..s.arms.len())
-        .filter(|&i| s.arms[i].2.is_none())
-        .collect();
+    let run: Vec<usize> = (0..s.arms.len()).filter(|&i| s.arms[i].2.is_none()).collect();
     let values = |arm: usize, pred: &dyn Fn(&ScoredSweep) -> bool| -> Vec<f64> {
-        tpot_shape_errors(s, arm, s.in_tier(Tier::All).filter(|w| pred(w)))
-            .into_iter()
-            .map(|x| x.1)
-            .collect()
+        tpot_shape_errors(s, arm, s.in_tier(Tier::All).filter(|w| pred(w))).into_iter().map(|x| x.1).collect()
     };
 
     let _ = writeln!(out, "\nsigned statistics");
     let mut rows = vec![stats_header(&["arm", "subset"])];
     for &i in &run {
-        rows.push(stats_row(
-            vec![s.arms[i].0.clone(), "all".into()],
-            &values(i, &|_| true),
-        ));
-        rows.push(stats_row(
-            vec![s.arms[i].0.clone(), "monotone".into()],
-            &values(i, &|w| w.monotone),
-        ));
+        rows.push(stats_row(vec![s.arms[i].0.clone(), "all".into()], &values(i, &|_| true)));
+        rows.push(stats_row(vec![s.arms[i].0.clone(), "monotone".into()], &values(i, &|w| w.monotone)));
     }
     out.push_str(&table(&rows));
 
@@ -321,13 +237,8 @@ pub fn kernelscore(s: &Scored) -> String {
     }
     out.push_str(&table(&rows));
 
-    let _ = writeln!(
-        out,
-        "\nlog space: x = ln(1 + e/100), e <= -100 dropped; bias = 100 (exp(mean x) - 1)"
-    );
-    let mut rows = vec![["arm", "n", "dropped", "mean x", "sd x", "bias %"]
-        .map(String::from)
-        .to_vec()];
+    let _ = writeln!(out, "\nlog space: x = ln(1 + e/100), e <= -100 dropped; bias = 100 (exp(mean x) - 1)");
+    let mut rows = vec![["arm", "n", "dropped", "mean x", "sd x", "bias %"].map(String::from).to_vec()];
     for &i in &run {
         let mut row = vec![s.arms[i].0.clone()];
         match scoring::log_stats(&values(i, &|_| true)) {
@@ -360,10 +271,7 @@ pub fn kernelscore(s: &Scored) -> String {
 }
 
 pub fn dropped(s: &Scored) -> String {
-    let mut out = format!(
-        "## Dropped sweeps: {} (a sweep is scored whole or not at all, for every arm)\n",
-        s.dropped.len()
-    );
+    let mut out = format!("## Dropped sweeps: {} (a sweep is scored whole or not at all, for every arm)\n", s.dropped.len());
     for d in &s.dropped {
         let _ = writeln!(out, "  {} {}: {}", d.scenario, d.label, d.reason);
     }

@@ -5,18 +5,12 @@
 use crate::corpus::e2e::{Point, Sweep};
 use crate::corpus::inferencex::{SettingValue, SettingsRecord};
 use crate::corpus::scenario::Scenario;
-use oracles::tiers::{
-    self, DeviceMemory, MemorySource, Provenance, SweepSettings, TRACKED_SETTINGS,
-};
+use oracles::tiers::{self, DeviceMemory, MemorySource, Provenance, SweepSettings, TRACKED_SETTINGS};
 use std::collections::BTreeSet;
 use std::path::Path;
 
 /// What the tier rule needs of one sweep.
-pub fn sweep_evidence(
-    sweep: &Sweep,
-    points: &[&Point],
-    record: Option<&SettingsRecord>,
-) -> SweepSettings {
+pub fn sweep_evidence(sweep: &Sweep, points: &[&Point], record: Option<&SettingsRecord>) -> SweepSettings {
     SweepSettings {
         is_vllm: sweep.is_vllm(),
         passed_keys: points
@@ -31,11 +25,7 @@ pub fn sweep_evidence(
 }
 
 /// Points that run with prefix caching on: passed true, or not passed on vLLM (on by default).
-pub fn prefix_caching_points(
-    sweep: &Sweep,
-    points: &[&Point],
-    record: Option<&SettingsRecord>,
-) -> usize {
+pub fn prefix_caching_points(sweep: &Sweep, points: &[&Point], record: Option<&SettingsRecord>) -> usize {
     if !sweep.is_vllm() {
         return 0;
     }
@@ -63,10 +53,7 @@ pub fn provenance_counts(
     for p in points {
         let passed = record.and_then(|r| r.by_concurrency.get(p.concurrency));
         for field in TRACKED_SETTINGS {
-            let prov = tiers::provenance(
-                sweep.is_vllm(),
-                passed.map(|s| s.passed.0.contains_key(field)),
-            );
+            let prov = tiers::provenance(sweep.is_vllm(), passed.map(|s| s.passed.0.contains_key(field)));
             *out.entry((field, prov)).or_default() += 1;
         }
     }
@@ -92,18 +79,13 @@ pub fn point_settings(
     memory: Option<DeviceMemory>,
 ) -> Vec<Setting> {
     let passed = record.and_then(|r| r.by_concurrency.get(concurrency));
-    let device = scenario
-        .map(|s| s.header.cluster.hardware.as_str())
-        .unwrap_or(&sweep.gpu);
+    let device = scenario.map(|s| s.header.cluster.hardware.as_str()).unwrap_or(&sweep.gpu);
     let defaults = memory.map(|m| tiers::vllm_defaults(device, m.gib));
     TRACKED_SETTINGS
         .iter()
         .map(|&field| {
             let passed_value = passed.and_then(|p| p.passed_setting(field));
-            let provenance = tiers::provenance(
-                sweep.is_vllm(),
-                passed.map(|p| p.passed.0.contains_key(field)),
-            );
+            let provenance = tiers::provenance(sweep.is_vllm(), passed.map(|p| p.passed.0.contains_key(field)));
             let value = match provenance {
                 Provenance::Measured => passed_value,
                 Provenance::Resolved => defaults.map(|d| match field {
@@ -119,36 +101,20 @@ pub fn point_settings(
                         v => v.as_u64().map(SettingValue::Int),
                     }),
             };
-            Setting {
-                field,
-                value,
-                provenance,
-            }
+            Setting { field, value, provenance }
         })
         .collect()
 }
 
 /// The device memory for vLLM's defaults: the catalog's `MemoryGiB` for the scenario's
 /// hardware when the catalog has the descriptor, else the public fact for the corpus's GPU.
-pub fn device_memory(
-    catalog: Option<&Path>,
-    hardware: &str,
-    corpus_gpu: &str,
-) -> Option<DeviceMemory> {
+pub fn device_memory(catalog: Option<&Path>, hardware: &str, corpus_gpu: &str) -> Option<DeviceMemory> {
     let from_catalog = catalog.and_then(|dir| {
-        let text =
-            std::fs::read_to_string(dir.join("hardware").join(format!("{hardware}.yaml"))).ok()?;
+        let text = std::fs::read_to_string(dir.join("hardware").join(format!("{hardware}.yaml"))).ok()?;
         let doc: serde_yaml::Value = serde_yaml::from_str(&text).ok()?;
         doc.get("MemoryGiB")?.as_f64()
     });
-    tiers::device_memory(
-        if from_catalog.is_some() {
-            hardware
-        } else {
-            corpus_gpu
-        },
-        from_catalog,
-    )
+    tiers::device_memory(if from_catalog.is_some() { hardware } else { corpus_gpu }, from_catalog)
 }
 
 pub fn memory_source_label(m: &DeviceMemory) -> &'static str {
@@ -168,12 +134,7 @@ pub fn defaults_table(
 ) -> String {
     use std::fmt::Write as _;
     let mut devices = std::collections::BTreeMap::new();
-    for sweep in corpora
-        .e2e
-        .sweeps
-        .iter()
-        .filter(|s| s.framework == framework && s.is_vllm())
-    {
+    for sweep in corpora.e2e.sweeps.iter().filter(|s| s.framework == framework && s.is_vllm()) {
         let hardware = scenarios
             .get(&sweep.scenario)
             .map(|s| s.header.cluster.hardware.clone())

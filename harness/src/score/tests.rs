@@ -75,10 +75,7 @@ impl Fixture {
 
     fn load(&self) -> Result<(Corpora, ScenarioSet)> {
         self.write();
-        Ok((
-            Corpora::load(&self.measurements())?,
-            crate::corpus::scenario::load_dir(&self.scenarios())?,
-        ))
+        Ok((Corpora::load(&self.measurements())?, crate::corpus::scenario::load_dir(&self.scenarios())?))
     }
 
     fn score(&self, arms: Option<Vec<Arm>>) -> Scored {
@@ -99,14 +96,7 @@ fn record(scenario: &str, label: &str, passed: serde_json::Value) -> serde_json:
 fn published_arms_score_by_the_definitions() {
     let s = Fixture::new().score(None);
     let all = s.aggregate(s.in_tier(Tier::All));
-    assert_eq!(
-        (
-            all.sweeps,
-            all.n[&Metric::TpotShape],
-            all.n[&Metric::TpotMape]
-        ),
-        (1, 2, 3)
-    );
+    assert_eq!((all.sweeps, all.n[&Metric::TpotShape], all.n[&Metric::TpotMape]), (1, 2, 3));
     // AISimulate is 10% high everywhere: no shape error, 10% level error.
     assert!(all.mean_abs[&(1, Metric::TpotShape)].unwrap().abs() < 1e-9);
     assert!((all.mean_abs[&(1, Metric::TpotMape)].unwrap() - 10.0).abs() < 1e-9);
@@ -121,25 +111,15 @@ fn published_arms_score_by_the_definitions() {
 #[test]
 fn simulated_arm_plugs_in_as_data() {
     let mut f = Fixture::new();
-    f.anchors.push(
-        json!({"scenario": "m-h100.yaml", "label": "1k1k", "framework": "vllm", "gpu": "h100",
+    f.anchors.push(json!({"scenario": "m-h100.yaml", "label": "1k1k", "framework": "vllm", "gpu": "h100",
         "absolute_tpot_us": {"1": 10000.0, "2": 20000.0, "4": 40000.0},
         "absolute_ttft_us": {"1": 100000.0, "2": 200000.0, "4": 400000.0},
-        "source_run_date": "d", "source_config_id": 1, "relative_agreement": 0.0}),
-    );
+        "source_run_date": "d", "source_config_id": 1, "relative_agreement": 0.0}));
     let (c, s) = f.load().unwrap();
     // 12 ms / 24 / 48 against 10 / 20 / 40 measured: shape exact, level +20%.
     let ms: BTreeMap<PointKey, ArmPoint> = [(1, 12.0), (2, 24.0), (4, 48.0)]
         .into_iter()
-        .map(|(c, t)| {
-            (
-                PointKey::new("m-h100.yaml", "1k1k", c),
-                ArmPoint {
-                    tpot: Some(t),
-                    ttft: Some(t * 10.0),
-                },
-            )
-        })
+        .map(|(c, t)| (PointKey::new("m-h100.yaml", "1k1k", c), ArmPoint { tpot: Some(t), ttft: Some(t * 10.0) }))
         .collect();
     let arms = headline_arms(&c.e2e, Some(Arm::simulated("BLIS", "blis", ms)));
     let scored = score(&c, &s, &arms, &Selection::vllm(None));
@@ -157,14 +137,8 @@ fn simulated_arm_plugs_in_as_data() {
 fn simulated_arm_missing_a_point_drops_the_sweep_for_every_arm() {
     let f = Fixture::new();
     let (c, s) = f.load().unwrap();
-    let ms: BTreeMap<PointKey, ArmPoint> = [(
-        PointKey::new("m-h100.yaml", "1k1k", 1),
-        ArmPoint {
-            tpot: Some(1.0),
-            ttft: Some(1.0),
-        },
-    )]
-    .into();
+    let ms: BTreeMap<PointKey, ArmPoint> =
+        [(PointKey::new("m-h100.yaml", "1k1k", 1), ArmPoint { tpot: Some(1.0), ttft: Some(1.0) })].into();
     let arms = headline_arms(&c.e2e, Some(Arm::simulated("BLIS", "blis", ms)));
     let scored = score(&c, &s, &arms, &Selection::vllm(None));
     assert!(scored.sweeps.is_empty());
@@ -184,15 +158,9 @@ fn non_positive_relative_drops_the_whole_sweep() {
 #[test]
 fn missing_measured_relative_drops_the_whole_sweep() {
     let mut f = Fixture::new();
-    f.sweeps[0]["points"][2]
-        .as_object_mut()
-        .unwrap()
-        .remove("measured_tpot_relative");
+    f.sweeps[0]["points"][2].as_object_mut().unwrap().remove("measured_tpot_relative");
     let s = f.score(None);
-    assert_eq!(
-        s.dropped[0].reason,
-        "measured TPOT relative at c=4 is missing"
-    );
+    assert_eq!(s.dropped[0].reason, "measured TPOT relative at c=4 is missing");
 }
 
 #[test]
@@ -207,10 +175,7 @@ fn settings_record_for_a_sweep_that_does_not_exist_is_an_error() {
     let mut f = Fixture::new();
     f.settings.push(record("ghost.yaml", "1k1k", json!({})));
     let e = format!("{:#}", f.load().unwrap_err());
-    assert!(
-        e.contains(SETTINGS_FILE) && e.contains("settings[0]") && e.contains("ghost.yaml 1k1k"),
-        "{e}"
-    );
+    assert!(e.contains(SETTINGS_FILE) && e.contains("settings[0]") && e.contains("ghost.yaml 1k1k"), "{e}");
 }
 
 #[test]
@@ -220,12 +185,7 @@ fn concurrency_key_not_a_number_is_an_error_naming_file_and_entry() {
     r["by_concurrency"]["four"] = r["by_concurrency"]["4"].clone();
     f.settings.push(r);
     let e = format!("{:#}", f.load().unwrap_err());
-    assert!(
-        e.contains(SETTINGS_FILE)
-            && e.contains("settings[0].by_concurrency")
-            && e.contains("\"four\""),
-        "{e}"
-    );
+    assert!(e.contains(SETTINGS_FILE) && e.contains("settings[0].by_concurrency") && e.contains("\"four\""), "{e}");
 }
 
 #[test]
@@ -234,10 +194,7 @@ fn missing_corpus_file_is_an_error_naming_it() {
     f.write();
     std::fs::remove_file(f.measurements().join(ABSOLUTES_FILE)).unwrap();
     let e = format!("{:#}", Corpora::load(&f.measurements()).unwrap_err());
-    assert!(
-        e.contains(ABSOLUTES_FILE) && e.contains("BLIS_MEASUREMENTS"),
-        "{e}"
-    );
+    assert!(e.contains(ABSOLUTES_FILE) && e.contains("BLIS_MEASUREMENTS"), "{e}");
 }
 
 fn gaps_of(f: &Fixture) -> Vec<gaps::Gap> {
@@ -258,11 +215,7 @@ fn sweep_whose_scenario_file_is_missing_is_a_gap_not_an_error() {
     let mut f = Fixture::new();
     f.sweeps.push(sweep("gone.yaml", "1k1k", "1024:1024"));
     let g = gaps_of(&f);
-    let lines: Vec<String> = g
-        .iter()
-        .filter(|g| g.concurrency.is_none())
-        .map(|g| g.line())
-        .collect();
+    let lines: Vec<String> = g.iter().filter(|g| g.concurrency.is_none()).map(|g| g.line()).collect();
     assert_eq!(lines, ["gap gone.yaml 1k1k sweep [scenarios] no loadable scenario: no file gone.yaml in the scenario tree"]);
     // still scored by the corpus arms, which need no scenario
     assert_eq!(f.score(None).sweeps.len(), 2);
@@ -286,11 +239,7 @@ fn point_gaps_follow_the_settings_record() {
         json!({"max_num_seqs": 64, "max_model_len": 2048, "max_cudagraph_capture_size": 512, "model": "/m"}),
     ));
     let g = gaps_of(&f);
-    let at1: Vec<String> = g
-        .iter()
-        .filter(|g| g.concurrency == Some(1))
-        .map(|g| g.line())
-        .collect();
+    let at1: Vec<String> = g.iter().filter(|g| g.concurrency == Some(1)).map(|g| g.line()).collect();
     assert_eq!(at1, [
         "gap m-h100.yaml 1k1k c=1 [inferencex] measured setting absent: max_num_batched_tokens (resolved value used)",
         "gap m-h100.yaml 1k1k c=1 [inferencex] measured setting absent: block_size (resolved value used)",
@@ -316,10 +265,7 @@ fn gaps_summary_counts_points_largest_first() {
     let (c, _) = f.load().unwrap();
     let text = gaps::render(&c, &gaps_of(&f), "vllm");
     let summary = text.split("summary").nth(1).unwrap();
-    assert!(
-        summary.contains("     3  corpus        framework not vllm"),
-        "{summary}"
-    );
+    assert!(summary.contains("     3  corpus        framework not vllm"), "{summary}");
 }
 
 #[test]
@@ -329,30 +275,18 @@ fn tier_follows_the_settings_record_and_the_scenario_fields() {
     assert_eq!(s.sweeps[0].tier, Tier::All);
     // a record passing only keys the scenario files spell (or the tracked settings): M-O-R
     let mut f = Fixture::new();
-    f.settings.push(record(
-        "m-h100.yaml",
-        "1k1k",
-        json!({"max_num_seqs": 64, "max_model_len": 2048}),
-    ));
+    f.settings.push(record("m-h100.yaml", "1k1k", json!({"max_num_seqs": 64, "max_model_len": 2048})));
     assert_eq!(f.score(None).sweeps[0].tier, Tier::MeasuredOrResolved);
     // a key no scenario file has: back to ALL
     let mut f = Fixture::new();
-    f.settings.push(record(
-        "m-h100.yaml",
-        "1k1k",
-        json!({"max_cudagraph_capture_size": 512}),
-    ));
+    f.settings.push(record("m-h100.yaml", "1k1k", json!({"max_cudagraph_capture_size": 512})));
     let s = f.score(None);
     assert_eq!(s.sweeps[0].tier, Tier::All);
     assert!(s.inexpressible_keys.contains("max_cudagraph_capture_size"));
     // all four tracked settings at every point: STRICT
     let mut f = Fixture::new();
-    f.settings.push(record(
-        "m-h100.yaml",
-        "1k1k",
-        json!({"max_num_seqs": 64, "max_num_batched_tokens": 2048,
-        "block_size": 16, "enable_prefix_caching": false}),
-    ));
+    f.settings.push(record("m-h100.yaml", "1k1k", json!({"max_num_seqs": 64, "max_num_batched_tokens": 2048,
+        "block_size": 16, "enable_prefix_caching": false})));
     let s = f.score(None);
     assert_eq!(s.sweeps[0].tier, Tier::Strict);
     assert_eq!(s.prefix_caching_points, 0);
@@ -367,22 +301,8 @@ fn config_tier_selects_on_the_record_at_the_anchor() {
     let arms = corpus_arms(&c.e2e);
     let measured = score(&c, &s, &arms, &Selection::vllm(Some(ConfigTier::Measured)));
     let resolved = score(&c, &s, &arms, &Selection::vllm(Some(ConfigTier::Resolved)));
-    assert_eq!(
-        measured
-            .sweeps
-            .iter()
-            .map(|s| s.label.as_str())
-            .collect::<Vec<_>>(),
-        ["8k1k"]
-    );
-    assert_eq!(
-        resolved
-            .sweeps
-            .iter()
-            .map(|s| s.label.as_str())
-            .collect::<Vec<_>>(),
-        ["1k1k"]
-    );
+    assert_eq!(measured.sweeps.iter().map(|s| s.label.as_str()).collect::<Vec<_>>(), ["8k1k"]);
+    assert_eq!(resolved.sweeps.iter().map(|s| s.label.as_str()).collect::<Vec<_>>(), ["1k1k"]);
 }
 
 #[test]
@@ -395,14 +315,8 @@ fn ttft_excursion_leaves_ttft_metrics_for_every_arm_but_not_tpot() {
     assert_eq!(scored.excursions.len(), 1);
     assert_eq!(scored.excursions[0].concurrency, 2);
     let agg = scored.aggregate(scored.in_tier(Tier::All));
-    assert_eq!(
-        (agg.n[&Metric::TpotShape], agg.n[&Metric::TpotMape]),
-        (2, 3)
-    );
-    assert_eq!(
-        (agg.n[&Metric::TtftShape], agg.n[&Metric::TtftMape]),
-        (1, 2)
-    );
+    assert_eq!((agg.n[&Metric::TpotShape], agg.n[&Metric::TpotMape]), (2, 3));
+    assert_eq!((agg.n[&Metric::TtftShape], agg.n[&Metric::TtftMape]), (1, 2));
 }
 
 #[test]
@@ -413,19 +327,13 @@ fn resolved_settings_come_from_device_memory() {
     let mem = settings::device_memory(None, "h200", "h200").unwrap();
     assert_eq!(settings::memory_source_label(&mem), "public fact");
     let values = settings::point_settings(sweep, 1, None, s.get("m-h100.yaml").ok(), Some(mem));
-    let v: Vec<String> = values
-        .iter()
-        .map(|s| format!("{}={} {}", s.field, s.value.unwrap(), s.provenance))
-        .collect();
-    assert_eq!(
-        v,
-        [
-            "max_num_seqs=1024 resolved",
-            "max_num_batched_tokens=8192 resolved",
-            "block_size=16 resolved",
-            "enable_prefix_caching=true resolved",
-        ]
-    );
+    let v: Vec<String> = values.iter().map(|s| format!("{}={} {}", s.field, s.value.unwrap(), s.provenance)).collect();
+    assert_eq!(v, [
+        "max_num_seqs=1024 resolved",
+        "max_num_batched_tokens=8192 resolved",
+        "block_size=16 resolved",
+        "enable_prefix_caching=true resolved",
+    ]);
 }
 
 #[test]
@@ -442,17 +350,10 @@ fn headline_task_refuses_without_measurements() {
 #[test]
 fn provenance_counts_every_tracked_setting_of_every_point() {
     let mut f = Fixture::new();
-    f.settings
-        .push(record("m-h100.yaml", "1k1k", json!({"max_num_seqs": 64})));
+    f.settings.push(record("m-h100.yaml", "1k1k", json!({"max_num_seqs": 64})));
     let s = f.score(None);
-    assert_eq!(
-        s.provenance_counts[&("max_num_seqs", oracles::tiers::Provenance::Measured)],
-        3
-    );
-    assert_eq!(
-        s.provenance_counts[&("block_size", oracles::tiers::Provenance::Resolved)],
-        3
-    );
+    assert_eq!(s.provenance_counts[&("max_num_seqs", oracles::tiers::Provenance::Measured)], 3);
+    assert_eq!(s.provenance_counts[&("block_size", oracles::tiers::Provenance::Resolved)], 3);
     assert!(render::header(&s).contains("max_num_seqs: measured 3"));
 }
 
@@ -460,17 +361,9 @@ fn provenance_counts_every_tracked_setting_of_every_point() {
 fn counts_do_not_depend_on_which_arms_ran() {
     let f = Fixture::new();
     let (c, s) = f.load().unwrap();
-    let none = vec![Arm::not_run(
-        "BLIS",
-        "blis",
-        ArmKind::Simulated,
-        "needs --blis PATH",
-    )];
+    let none = vec![Arm::not_run("BLIS", "blis", ArmKind::Simulated, "needs --blis PATH")];
     let scored = score(&c, &s, &none, &Selection::vllm(None));
     let agg = scored.aggregate(scored.in_tier(Tier::All));
-    assert_eq!(
-        (agg.n[&Metric::TpotShape], agg.n[&Metric::TtftMape]),
-        (2, 3)
-    );
+    assert_eq!((agg.n[&Metric::TpotShape], agg.n[&Metric::TtftMape]), (2, 3));
     assert_eq!(agg.mean_abs[&(0, Metric::TpotShape)], None);
 }

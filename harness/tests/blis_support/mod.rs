@@ -23,19 +23,9 @@ impl Checkout {
         for sub in ["scenarios", "catalog", "registry"] {
             std::fs::create_dir_all(dir.path().join(sub)).unwrap();
         }
-        std::fs::write(
-            dir.path().join("scenarios/synthetic-h100-vllm-tp2.yaml"),
-            SCENARIO,
-        )
-        .unwrap();
-        let tp4 = SCENARIO
-            .replace("synthetic-h100-vllm-tp2", "synthetic-h100-vllm-tp4")
-            .replace("tp: 2", "tp: 4");
-        std::fs::write(
-            dir.path().join("scenarios/synthetic-h100-vllm-tp4.yaml"),
-            tp4,
-        )
-        .unwrap();
+        std::fs::write(dir.path().join("scenarios/synthetic-h100-vllm-tp2.yaml"), SCENARIO).unwrap();
+        let tp4 = SCENARIO.replace("synthetic-h100-vllm-tp2", "synthetic-h100-vllm-tp4").replace("tp: 2", "tp: 4");
+        std::fs::write(dir.path().join("scenarios/synthetic-h100-vllm-tp4.yaml"), tp4).unwrap();
         Checkout { dir }
     }
 
@@ -56,29 +46,18 @@ impl Checkout {
         opts.progress = ProgressMode::Silent;
         opts.timeout = Duration::from_secs(60);
         opts.workers = 2;
-        opts.child_env = vec![
-            ("BLIS_DOUBLE_MODE".into(), String::new()),
-            ("BLIS_DOUBLE_ONLY".into(), String::new()),
-        ];
+        opts.child_env = vec![("BLIS_DOUBLE_MODE".into(), String::new()), ("BLIS_DOUBLE_ONLY".into(), String::new())];
         opts
     }
 }
 
 pub fn with_mode(mut opts: RunOptions, mode: &str, only: &str) -> RunOptions {
-    opts.child_env = vec![
-        ("BLIS_DOUBLE_MODE".into(), mode.into()),
-        ("BLIS_DOUBLE_ONLY".into(), only.into()),
-    ];
+    opts.child_env = vec![("BLIS_DOUBLE_MODE".into(), mode.into()), ("BLIS_DOUBLE_ONLY".into(), only.into())];
     opts
 }
 
 pub fn engine() -> EngineSettings {
-    EngineSettings {
-        max_num_seqs: 256,
-        max_num_batched_tokens: 8192,
-        block_size: 16,
-        enable_prefix_caching: true,
-    }
+    EngineSettings { max_num_seqs: 256, max_num_batched_tokens: 8192, block_size: 16, enable_prefix_caching: true }
 }
 
 pub fn lengths(bound: u32, count: usize, seed: u64) -> Vec<u32> {

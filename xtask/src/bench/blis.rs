@@ -20,22 +20,12 @@ pub fn run() -> Result<u8> {
     let mut scenarios = Vec::new();
     for tp in [2, 4] {
         let name = format!("synthetic-h100-vllm-tp{tp}");
-        let text = double::SYNTHETIC_SCENARIO
-            .replace("synthetic-h100-vllm-tp2", &name)
-            .replace("tp: 2", &format!("tp: {tp}"));
-        let path = checkout
-            .path()
-            .join("scenarios")
-            .join(format!("{name}.yaml"));
+        let text = double::SYNTHETIC_SCENARIO.replace("synthetic-h100-vllm-tp2", &name).replace("tp: 2", &format!("tp: {tp}"));
+        let path = checkout.path().join("scenarios").join(format!("{name}.yaml"));
         std::fs::write(&path, text)?;
         scenarios.push(path);
     }
-    let engine = EngineSettings {
-        max_num_seqs: 256,
-        max_num_batched_tokens: 8192,
-        block_size: 16,
-        enable_prefix_caching: true,
-    };
+    let engine = EngineSettings { max_num_seqs: 256, max_num_batched_tokens: 8192, block_size: 16, enable_prefix_caching: true };
     let mut points = Vec::new();
     for scenario in &scenarios {
         for c in CONCURRENCIES {
@@ -57,11 +47,7 @@ pub fn run() -> Result<u8> {
     }
     let cores = blis::default_workers();
     let base = {
-        let mut o = RunOptions::new(
-            binary,
-            checkout.path().join("catalog"),
-            checkout.path().join("registry"),
-        );
+        let mut o = RunOptions::new(binary, checkout.path().join("catalog"), checkout.path().join("registry"));
         o.blis_root = checkout.path().to_path_buf();
         o.progress = ProgressMode::Silent;
         o.cache = CacheMode::Off;
@@ -74,10 +60,7 @@ pub fn run() -> Result<u8> {
         ("all cores, cold cache", cores, Some(false)),
         ("all cores, warm cache", cores, Some(true)),
     ];
-    println!(
-        "bench blis: {} points with the test double, {cores} core(s), best of {ROUNDS} rounds",
-        points.len()
-    );
+    println!("bench blis: {} points with the test double, {cores} core(s), best of {ROUNDS} rounds", points.len());
     // Rounds alternate the configurations and the best time of each is kept: the machine is
     // shared, and the minimum is the least disturbed measurement.
     let mut times = [f64::INFINITY; 4];
@@ -94,21 +77,9 @@ pub fn run() -> Result<u8> {
             let t = Instant::now();
             let report = blis::run_points(&points, &opts).map_err(|e| anyhow::anyhow!("{e}"))?;
             let secs = t.elapsed().as_secs_f64();
-            ensure!(
-                report.summary.failed == 0,
-                "{name}: {} point(s) failed",
-                report.summary.failed
-            );
-            let expect_cached = if *cache_mode == Some(true) {
-                points.len()
-            } else {
-                0
-            };
-            ensure!(
-                report.summary.cached == expect_cached,
-                "{name}: {} cached, expected {expect_cached}",
-                report.summary.cached
-            );
+            ensure!(report.summary.failed == 0, "{name}: {} point(s) failed", report.summary.failed);
+            let expect_cached = if *cache_mode == Some(true) { points.len() } else { 0 };
+            ensure!(report.summary.cached == expect_cached, "{name}: {} cached, expected {expect_cached}", report.summary.cached);
             times[i] = times[i].min(secs);
             tables.push(blis::render_outcomes(&report.outcomes));
         }
@@ -116,18 +87,9 @@ pub fn run() -> Result<u8> {
     for ((name, _, _), secs) in runs.iter().zip(times) {
         println!("  {name:<24} {secs:>8.3}s");
     }
-    ensure!(
-        tables.iter().all(|t| *t == tables[0]),
-        "the runs disagree: results depend on workers or cache"
-    );
-    println!(
-        "  parallel speed-up (1 worker / {cores}): {:.2}x  (goal >= 1.8x on 2 cores)",
-        times[0] / times[1]
-    );
-    println!(
-        "  cached re-run speed-up (cold / warm): {:.1}x  (goal >= 50x)",
-        times[2] / times[3]
-    );
+    ensure!(tables.iter().all(|t| *t == tables[0]), "the runs disagree: results depend on workers or cache");
+    println!("  parallel speed-up (1 worker / {cores}): {:.2}x  (goal >= 1.8x on 2 cores)", times[0] / times[1]);
+    println!("  cached re-run speed-up (cold / warm): {:.1}x  (goal >= 50x)", times[2] / times[3]);
     println!("  every run's table identical: yes");
     Ok(exit::OK)
 }

@@ -16,10 +16,7 @@ pub fn run() -> Result<u8> {
     let points_path = fixtures::default_dir().join(points::FILE_NAME);
     let list = points::load(&points_path)?;
     let pts = list.points();
-    let requests: usize = pts
-        .iter()
-        .map(|p| Params::inferencex(0).num_prompts(p))
-        .sum();
+    let requests: usize = pts.iter().map(|p| Params::inferencex(0).num_prompts(p)).sum();
 
     let mut rust = Vec::with_capacity(REPEATS);
     for _ in 0..REPEATS {
@@ -32,31 +29,17 @@ pub fn run() -> Result<u8> {
     rust.sort_by(f64::total_cmp);
     let rust_median = rust[REPEATS / 2];
 
-    let script = harness::paths::testdata()
-        .join("numpy")
-        .join("workloads.py");
+    let script = harness::paths::testdata().join("numpy").join("workloads.py");
     let out = Command::new("python3")
         .arg(&script)
-        .args([
-            "bench",
-            &points_path.to_string_lossy(),
-            &REPEATS.to_string(),
-        ])
+        .args(["bench", &points_path.to_string_lossy(), &REPEATS.to_string()])
         .output()
-        .context(
-            "starting python3 (needs numpy: pip install -r testdata/numpy/requirements.txt)",
-        )?;
+        .context("starting python3 (needs numpy: pip install -r testdata/numpy/requirements.txt)")?;
     if !out.status.success() {
-        bail!(
-            "workloads.py bench failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        bail!("workloads.py bench failed: {}", String::from_utf8_lossy(&out.stderr));
     }
-    let numpy: serde_json::Value =
-        serde_json::from_slice(&out.stdout).context("workloads.py output")?;
-    let python_median = numpy["median_s"]
-        .as_f64()
-        .context("workloads.py gave no median_s")?;
+    let numpy: serde_json::Value = serde_json::from_slice(&out.stdout).context("workloads.py output")?;
+    let python_median = numpy["median_s"].as_f64().context("workloads.py gave no median_s")?;
 
     println!(
         "draw of 5 seeds x {} points ({} requests per seed, 2 vectors), median of {REPEATS}:",
@@ -64,11 +47,7 @@ pub fn run() -> Result<u8> {
         requests
     );
     println!("  rust (oracles::numpy):  {:8.2} ms", rust_median * 1e3);
-    println!(
-        "  python numpy {:<9} {:8.2} ms",
-        format!("{}:", numpy["numpy_version"].as_str().unwrap_or("?")),
-        python_median * 1e3
-    );
+    println!("  python numpy {:<9} {:8.2} ms", format!("{}:", numpy["numpy_version"].as_str().unwrap_or("?")), python_median * 1e3);
     println!("  ratio python / rust: {:.1}x", python_median / rust_median);
     if cfg!(debug_assertions) {
         println!("  (debug build: the recorded figure comes from `cargo run --release -p xtask -- bench fixtures`)");

@@ -25,10 +25,7 @@ pub fn run() -> Result<u8> {
         }
         files.extend(u.files.iter().map(|f| root.join(&f.path)));
     }
-    let bytes: u64 = files
-        .iter()
-        .map(|f| f.metadata().map(|m| m.len()).unwrap_or(0))
-        .sum();
+    let bytes: u64 = files.iter().map(|f| f.metadata().map(|m| m.len()).unwrap_or(0)).sum();
 
     let mut ours = Vec::with_capacity(ROUNDS);
     let mut theirs = Vec::with_capacity(ROUNDS);
@@ -51,16 +48,9 @@ pub fn run() -> Result<u8> {
         ensure!(status.success(), "sha256sum failed: {status}");
     }
     let (ours, theirs) = (median(&mut ours), median(&mut theirs));
-    println!(
-        "files: {} ({} bytes), median of {ROUNDS} alternating rounds",
-        files.len(),
-        bytes
-    );
+    println!("files: {} ({} bytes), median of {ROUNDS} alternating rounds", files.len(), bytes);
     println!("ours (harness::lock::tree::hash_file): {:.2} ms", ms(ours));
-    println!(
-        "sha256sum (one process, all files):    {:.2} ms",
-        ms(theirs)
-    );
+    println!("sha256sum (one process, all files):    {:.2} ms", ms(theirs));
     println!(
         "ratio ours / sha256sum: {:.2}x (goal: <= 1.2x)",
         ours.as_secs_f64() / theirs.as_secs_f64()
@@ -75,9 +65,8 @@ fn bulk() -> Result<()> {
     const SIZE: usize = 64 << 20;
     let path =
         std::env::temp_dir().join(format!("blis-repro-bench-hashing-{}", std::process::id()));
-    let data: Vec<u8> = (0..SIZE)
-        .map(|i| (i as u32).wrapping_mul(2654435761).to_le_bytes()[3])
-        .collect();
+    let data: Vec<u8> =
+        (0..SIZE).map(|i| (i as u32).wrapping_mul(2654435761).to_le_bytes()[3]).collect();
     std::fs::write(&path, &data).with_context(|| format!("writing {}", path.display()))?;
     drop(data);
     let result = (|| -> Result<()> {

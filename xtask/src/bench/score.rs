@@ -34,12 +34,7 @@ pub fn run(args: Args) -> Result<u8> {
         let t1 = Instant::now();
         for config_tier in [None, Some(oracles::tiers::ConfigTier::Measured)] {
             let arms = score::headline_arms(&corpora.e2e, None);
-            let scored = score::score(
-                &corpora,
-                &scenarios,
-                &arms,
-                &score::Selection::vllm(config_tier),
-            );
+            let scored = score::score(&corpora, &scenarios, &arms, &score::Selection::vllm(config_tier));
             sweeps += scored.sweeps.len();
             std::hint::black_box(score::render::report(&scored));
         }
@@ -50,16 +45,9 @@ pub fn run(args: Args) -> Result<u8> {
     }
     let show = |name: &str, v: &mut Vec<Duration>| {
         v.sort();
-        println!(
-            "{name:<42} fastest {:>8.1} ms  median {:>8.1} ms",
-            ms(v[0]),
-            ms(v[v.len() / 2])
-        );
+        println!("{name:<42} fastest {:>8.1} ms  median {:>8.1} ms", ms(v[0]), ms(v[v.len() / 2]));
     };
-    println!(
-        "scoring the whole corpus ({n} iterations; {} sweeps scored per iteration)",
-        sweeps / n
-    );
+    println!("scoring the whole corpus ({n} iterations; {} sweeps scored per iteration)", sweeps / n);
     show("read corpora + scenario tree", &mut load);
     show("score + render (all tiers, measured tier)", &mut scoring);
     show("total", &mut total);
