@@ -140,10 +140,36 @@ enum Mutation {
 
 /// Replacement tokens: type swaps, non-finite and huge numbers, and YAML oddities.
 const TOKENS: &[&str] = &[
-    "NaN", "Infinity", "-Infinity", ".nan", ".inf", "-.inf", "1e999", "-1e999", "-1", "0", "-0",
-    "18446744073709551616", "-9223372036854775809", "340282366920938463463374607431768211456",
-    "1e-400", "null", "true", "\"x\"", "\"\"", "[]", "{}", "~", "''", "&a", "*a", "!!binary", "0x1F",
-    "1_000", "\"\\ud800\"", "\"\\u0000\"",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    ".nan",
+    ".inf",
+    "-.inf",
+    "1e999",
+    "-1e999",
+    "-1",
+    "0",
+    "-0",
+    "18446744073709551616",
+    "-9223372036854775809",
+    "340282366920938463463374607431768211456",
+    "1e-400",
+    "null",
+    "true",
+    "\"x\"",
+    "\"\"",
+    "[]",
+    "{}",
+    "~",
+    "''",
+    "&a",
+    "*a",
+    "!!binary",
+    "0x1F",
+    "1_000",
+    "\"\\ud800\"",
+    "\"\\u0000\"",
 ];
 
 /// Bytes a reader may stumble on: a stray byte, a cut-off sequence, an encoded surrogate (all
@@ -193,8 +219,14 @@ fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
         }
         Mutation::DuplicateLine(at) => {
             let i = index(bytes, at).min(bytes.len());
-            let start = bytes[..i].iter().rposition(|b| *b == b'\n').map_or(0, |p| p + 1);
-            let end = bytes[i..].iter().position(|b| *b == b'\n').map_or(bytes.len(), |p| i + p + 1);
+            let start = bytes[..i]
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |p| p + 1);
+            let end = bytes[i..]
+                .iter()
+                .position(|b| *b == b'\n')
+                .map_or(bytes.len(), |p| i + p + 1);
             let mut line = bytes[start..end].to_vec();
             if !line.ends_with(b"\n") {
                 line.push(b'\n');
@@ -235,7 +267,9 @@ fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
 pub fn run(target: &Target, cases: u32, seed: u64) -> Result<Report, String> {
     let seeds: Vec<Vec<u8>> = (target.seeds)()
         .iter()
-        .map(|p| std::fs::read(p).map_err(|e| format!("{}: seed {}: {e}", target.name, p.display())))
+        .map(|p| {
+            std::fs::read(p).map_err(|e| format!("{}: seed {}: {e}", target.name, p.display()))
+        })
         .collect::<Result<_, _>>()?;
     // Every case writes its file: on tmpfs that costs microseconds, on a busy disk milliseconds.
     let dir = tempfile::Builder::new()
@@ -253,7 +287,8 @@ pub fn run(target: &Target, cases: u32, seed: u64) -> Result<Report, String> {
     };
     let mut key = [0u8; 32];
     key[..8].copy_from_slice(&seed.to_le_bytes());
-    let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &key));
+    let mut runner =
+        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &key));
     let (accepted, rejected) = (Cell::new(0u32), Cell::new(0u32));
     let strategy = (0..seeds.len(), proptest::collection::vec(mutation(), 1..=4));
     let started = Instant::now();
@@ -269,7 +304,10 @@ pub fn run(target: &Target, cases: u32, seed: u64) -> Result<Report, String> {
                 rejected.set(rejected.get() + 1);
                 let message = format!("{e:#}");
                 if !target.text_only && !message.contains(target.file_name) {
-                    return Err(TestCaseError::fail(format!("the error does not name {}: {message}", target.file_name)));
+                    return Err(TestCaseError::fail(format!(
+                        "the error does not name {}: {message}",
+                        target.file_name
+                    )));
                 }
             }
         }
@@ -277,10 +315,17 @@ pub fn run(target: &Target, cases: u32, seed: u64) -> Result<Report, String> {
     });
     let elapsed = started.elapsed();
     match outcome {
-        Ok(()) => Ok(Report { target: target.name, cases, accepted: accepted.get(), rejected: rejected.get(), elapsed }),
-        Err(TestError::Fail(why, (which, mutations))) => {
-            Err(format!("{}: {why}\n  seed document {which}, mutations {mutations:?}", target.name))
-        }
+        Ok(()) => Ok(Report {
+            target: target.name,
+            cases,
+            accepted: accepted.get(),
+            rejected: rejected.get(),
+            elapsed,
+        }),
+        Err(TestError::Fail(why, (which, mutations))) => Err(format!(
+            "{}: {why}\n  seed document {which}, mutations {mutations:?}",
+            target.name
+        )),
         Err(TestError::Abort(why)) => Err(format!("{}: aborted: {why}", target.name)),
     }
 }
@@ -307,6 +352,9 @@ mod tests {
         super::apply(&mut bytes, &super::Mutation::SwapToken(0.3, "NaN"));
         assert_eq!(bytes, b"{\"a\": NaN, \"b\": [1, 2]}\n");
         super::apply(&mut bytes, &super::Mutation::DuplicateLine(0.5));
-        assert_eq!(bytes, b"{\"a\": NaN, \"b\": [1, 2]}\n{\"a\": NaN, \"b\": [1, 2]}\n");
+        assert_eq!(
+            bytes,
+            b"{\"a\": NaN, \"b\": [1, 2]}\n{\"a\": NaN, \"b\": [1, 2]}\n"
+        );
     }
 }

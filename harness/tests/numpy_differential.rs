@@ -22,6 +22,9 @@ const SEQUENCES: usize = 400;
 /// numpy of testdata/numpy/requirements.txt and the newest on PyPI); default `python3`.
 const PYTHONS_VAR: &str = "BLIS_NUMPY_PYTHONS";
 
+/// One differential check, against the interpreter it is given.
+type Differential = fn(&str) -> Result<(), Failed>;
+
 fn main() {
     let args = Arguments::from_args();
     let pythons: Vec<String> = std::env::var(PYTHONS_VAR)
@@ -42,7 +45,7 @@ fn main() {
             }
             Err(_) => format!("no-numpy-{i}"),
         };
-        let tests: [(&str, fn(&str) -> Result<(), Failed>); 3] = [
+        let tests: [(&str, Differential); 3] = [
             ("randint", randint_agrees),
             ("fixtures", fixtures_agree),
             ("known-answer-file", known_answers_regenerate),
@@ -66,7 +69,7 @@ fn ci() -> bool {
     std::env::var("CI").as_deref() == Ok("true")
 }
 
-fn with_numpy(py: &str, test: fn(&str) -> Result<(), Failed>) -> Result<Completion, Failed> {
+fn with_numpy(py: &str, test: Differential) -> Result<Completion, Failed> {
     if let Err(why) = numpy_version(py) {
         if ci() {
             return Err(format!(
@@ -93,7 +96,7 @@ fn pinned_version_ran(versions: &[String]) -> Result<Completion, Failed> {
         .ok_or("testdata/numpy/requirements.txt pins no numpy==")?
         .trim()
         .to_string();
-    if versions.iter().any(|v| *v == pinned) {
+    if versions.contains(&pinned) {
         return Ok(Completion::Completed);
     }
     let why = format!(

@@ -79,7 +79,9 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<(), TaskEr
         let gaps = score::gaps::gaps(&corpora, &scenarios, &catalog, &registry, &args.framework);
         let text = score::gaps::render(&corpora, &gaps, &args.framework);
         harness::atomic::write_report(file, text.as_bytes())?;
-        eprintln!("{} gaps written to {}", gaps.len(), file.display());
+        if file.as_os_str() != "-" {
+            eprintln!("{} gaps written to {}", gaps.len(), file.display());
+        }
     }
     Ok(())
 }
