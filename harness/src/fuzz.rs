@@ -67,6 +67,13 @@ pub fn targets() -> Vec<Target> {
             text_only: false,
         },
         Target {
+            name: "corpus/scoreable",
+            file_name: "scoreable.json",
+            seeds: || seed("scoreable.json"),
+            read: |p| crate::score::load_scoreable(p).map(drop),
+            text_only: false,
+        },
+        Target {
             name: "scenario",
             file_name: "m-h100-fp8-vllm-tp2.yaml",
             seeds: || seed("scenario.yaml"),

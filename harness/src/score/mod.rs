@@ -78,6 +78,12 @@ pub struct ScoreableRow {
     pub effconc: Option<f64>,
 }
 
+/// Reads `scoreable.json` strictly; the error names the file and the JSON path.
+pub fn load_scoreable(path: &Path) -> Result<Vec<ScoreableRow>> {
+    let text = crate::read::text(path)?;
+    crate::corpus::e2e::parse_json_strict(&text).with_context(|| crate::paths::display(path))
+}
+
 impl Corpora {
     /// Reads the four corpora from `dir`. A missing file is an error naming it; a record of
     /// the InferenceX corpora that joins no sweep of the e2e corpus is an error naming the
@@ -97,10 +103,7 @@ impl Corpora {
         }
         let absolutes = crate::corpus::inferencex::load_absolutes(&dir.join(ABSOLUTES_FILE))?;
         let settings = crate::corpus::inferencex::load_engine_settings(&dir.join(SETTINGS_FILE))?;
-        let scoreable_path = dir.join(SCOREABLE_FILE);
-        let text = crate::read::text(&scoreable_path)?;
-        let scoreable: Vec<ScoreableRow> = crate::corpus::e2e::parse_json_strict(&text)
-            .with_context(|| crate::paths::display(&scoreable_path))?;
+        let scoreable = load_scoreable(&dir.join(SCOREABLE_FILE))?;
         let corpora = Corpora { e2e, absolutes, settings, scoreable };
         corpora.check_joins(dir)?;
         Ok(corpora)
