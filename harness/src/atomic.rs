@@ -1,29 +1,135 @@
 //! Atomic file writes: write a temp file beside the target, then rename over it, so a crash or
 //! an error never leaves a half-written file behind.
+//!
+//! A path the user gives is theirs: a symlink there is followed (the rename happens in its
+//! target's folder, so the link stays a link), anything there that is not a regular file (a
+//! FIFO, a device, a folder, a socket) is refused rather than replaced, and a file being
+//! replaced keeps its mode. A new file gets the mode `File::create` would give it (0666 less the
+//! umask), not the temp file's private 0600.
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use std::io::Write;
-use std::path::Path;
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// How many symlinks in a row we follow before calling it a loop (Linux's own limit).
+const MAX_LINKS: usize = 40;
 
 pub fn write(path: &Path, contents: &[u8]) -> Result<()> {
-    let dir = path
+    let target = resolve_links(path)?;
+    let existing_mode = existing_file_mode(path, &target)?;
+    let dir = target
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+    // 0666 here is filtered by the umask at creation, exactly as for File::create.
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(dir)
         .with_context(|| format!("creating a temp file in {}", dir.display()))?;
+    if let Some(mode) = existing_mode {
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode & 0o7777))
+            .with_context(|| format!("keeping the mode of {}", path.display()))?;
+    }
     tmp.write_all(contents)
         .and_then(|()| tmp.as_file().sync_all())
         .with_context(|| format!("writing {}", path.display()))?;
-    tmp.persist(path)
+    tmp.persist(&target)
         .map_err(|e| e.error)
-        .with_context(|| format!("renaming into {}", path.display()))?;
+        .with_context(|| format!("renaming into {}", target.display()))?;
     Ok(())
+}
+
+/// The mode of the regular file at `target` (`path` resolved), `None` when nothing is there,
+/// or an error when something that is not a regular file stands there. Only reads.
+fn existing_file_mode(path: &Path, target: &Path) -> Result<Option<u32>> {
+    match std::fs::metadata(target) {
+        Ok(meta) if meta.file_type().is_file() => Ok(Some(meta.permissions().mode())),
+        Ok(meta) => bail!(
+            "{}: refusing to replace {} with a regular file (give a file path, or `-` for stdout where the flag allows it)",
+            path.display(),
+            describe_kind(&meta.file_type())
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("inspecting {}", path.display())),
+    }
+}
+
+/// A report flag's value: `-` is stdout (a closed pipe is the reader's choice, not an error),
+/// anything else a file written with [`write`].
+pub fn write_report(path: &Path, contents: &[u8]) -> Result<()> {
+    if path.as_os_str() == "-" {
+        let mut out = std::io::stdout().lock();
+        return match out.write_all(contents).and_then(|()| out.flush()) {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                Err(e).context("writing to stdout")
+            }
+            _ => Ok(()),
+        };
+    }
+    write(path, contents)
+}
+
+/// Follows symlinks at `path` to the path the bytes would really land at (which may not
+/// exist yet: a dangling link is written through, creating its target).
+fn resolve_links(path: &Path) -> Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let link = std::fs::read_link(&current)
+                    .with_context(|| format!("reading the link {}", current.display()))?;
+                current = match current.parent() {
+                    Some(parent) if link.is_relative() => parent.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    bail!(
+        "{}: a symlink loop (more than {MAX_LINKS} links in a row)",
+        path.display()
+    )
+}
+
+/// What stands at a path, for a message: "a directory", "a FIFO", ...
+pub fn describe_kind(ft: &std::fs::FileType) -> &'static str {
+    if ft.is_file() {
+        "a regular file"
+    } else if ft.is_dir() {
+        "a directory"
+    } else if ft.is_symlink() {
+        "a symlink"
+    } else if ft.is_fifo() {
+        "a FIFO"
+    } else if ft.is_char_device() {
+        "a character device"
+    } else if ft.is_block_device() {
+        "a block device"
+    } else if ft.is_socket() {
+        "a socket"
+    } else {
+        "something that is not a file"
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    fn names(dir: &std::path::Path) -> Vec<String> {
+        let mut v: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
     #[test]
     fn replaces_contents_and_leaves_no_temp_file() {
         let dir = tempfile::tempdir().unwrap();
@@ -31,7 +137,98 @@ mod tests {
         super::write(&target, b"first").unwrap();
         super::write(&target, b"second").unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"second");
-        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-        assert_eq!(names, vec![std::ffi::OsString::from("out.json")]);
+        assert_eq!(names(dir.path()), vec!["out.json"]);
+    }
+
+    #[test]
+    fn a_symlink_stays_a_link_and_its_target_gets_the_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("elsewhere");
+        std::fs::create_dir(&sub).unwrap();
+        std::fs::write(sub.join("t.md"), b"old").unwrap();
+        let link = dir.path().join("l.md");
+        std::os::unix::fs::symlink("elsewhere/t.md", &link).unwrap();
+        super::write(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(sub.join("t.md")).unwrap(), b"new");
+        assert_eq!(names(&sub), vec!["t.md"]);
+    }
+
+    #[test]
+    fn a_symlink_loop_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        std::os::unix::fs::symlink("b", &a).unwrap();
+        std::os::unix::fs::symlink("a", dir.path().join("b")).unwrap();
+        let err = format!("{:#}", super::write(&a, b"x").unwrap_err());
+        assert!(err.contains("symlink loop"), "{err}");
+    }
+
+    #[test]
+    fn a_fifo_is_refused_and_left_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let err = format!("{:#}", super::write(&fifo, b"x").unwrap_err());
+        assert!(err.contains("a FIFO") && err.contains("pipe"), "{err}");
+        assert!(std::os::unix::fs::FileTypeExt::is_fifo(
+            &std::fs::symlink_metadata(&fifo).unwrap().file_type()
+        ));
+        assert_eq!(names(dir.path()), vec!["pipe"]);
+    }
+
+    #[test]
+    fn a_device_is_refused() {
+        // Only the read-only check: a test must never risk replacing a real device node.
+        let dev_null = std::path::Path::new("/dev/null");
+        let err = format!(
+            "{:#}",
+            super::existing_file_mode(dev_null, dev_null).unwrap_err()
+        );
+        assert!(err.contains("a character device"), "{err}");
+        assert!(std::os::unix::fs::FileTypeExt::is_char_device(
+            &std::fs::metadata("/dev/null").unwrap().file_type()
+        ));
+    }
+
+    #[test]
+    fn a_directory_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = format!("{:#}", super::write(dir.path(), b"x").unwrap_err());
+        assert!(err.contains("a directory"), "{err}");
+    }
+
+    #[test]
+    fn a_replaced_file_keeps_its_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("upstream.lock");
+        std::fs::write(&target, b"old").unwrap();
+        for mode in [0o644, 0o640, 0o755] {
+            std::fs::set_permissions(&target, std::fs::Permissions::from_mode(mode)).unwrap();
+            super::write(&target, b"new").unwrap();
+            assert_eq!(
+                std::fs::metadata(&target).unwrap().permissions().mode() & 0o7777,
+                mode
+            );
+        }
+    }
+
+    #[test]
+    fn a_new_file_gets_the_mode_file_create_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let reference = dir.path().join("reference");
+        std::fs::File::create(&reference).unwrap();
+        let target = dir.path().join("new");
+        super::write(&target, b"x").unwrap();
+        let mode =
+            |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode(&target), mode(&reference));
     }
 }

@@ -125,7 +125,10 @@ impl Inputs {
     /// Flags win over variables, variables over the vendored default. `env` is injected so
     /// tests do not depend on the caller's environment. `BLIS_MEASUREMENTS` set but empty means
     /// "no corpora": it turns off the fetched default (testdata/measurements) too.
+    /// With `BLIS_IGNORE_VENDORED` set (to anything but empty) the vendored defaults are not
+    /// used: the view of a fresh clone.
     pub fn resolve(flags: &Flags, env: impl Fn(&str) -> Option<String>) -> Inputs {
+        let use_vendored = env(IGNORE_VENDORED).is_none_or(|v| v.is_empty());
         let pick = |kind: InputKind, flag: &Option<PathBuf>| -> Option<InputPath> {
             if let Some(path) = flag {
                 return Some(InputPath { kind, path: path.clone(), origin: Origin::Flag });
@@ -138,7 +141,12 @@ impl Inputs {
                 return None;
             }
             kind.vendored_default()
-                .map(|path| InputPath { kind, path, origin: Origin::Vendored })
+                .filter(|_| use_vendored)
+                .map(|path| InputPath {
+                    kind,
+                    path,
+                    origin: Origin::Vendored,
+                })
         };
         Inputs {
             measurements: pick(InputKind::Measurements, &flags.measurements),
@@ -187,6 +195,57 @@ impl Inputs {
             )),
             None => Err(Refusal::new(kind, needed_for, "not supplied".to_string())),
         }
+    }
+}
+
+/// The variable that hides the vendored trees (tests use it to see what a fresh clone sees).
+pub const IGNORE_VENDORED: &str = "BLIS_IGNORE_VENDORED";
+
+impl Inputs {
+    /// Every input a user gave explicitly (flag or variable) must hold what it must: the
+    /// corpora, catalog and registry a folder; the scenario tree a folder with at least one
+    /// `*.yaml`. A wrong one is an error naming the flag or variable, never a refusal: only an
+    /// input nobody supplied is refused. (The `blis` binary is checked where it is run.)
+    pub fn check_supplied(&self) -> anyhow::Result<()> {
+        let mut problems = Vec::new();
+        for kind in InputKind::ALL.into_iter().filter(|k| *k != InputKind::Blis) {
+            let Some(input) = self.get(kind).filter(|i| i.is_override()) else {
+                continue;
+            };
+            let label = input.source_label();
+            if let Some(found) = not_a_dir(&input.path) {
+                problems.push(format!(
+                    "{label}: {} must be a folder, found {found}",
+                    kind.describe()
+                ));
+            } else if kind == InputKind::Scenarios && !holds_yaml(&input.path) {
+                problems.push(format!(
+                    "{label}: {} holds no scenario file (*.yaml)",
+                    kind.describe()
+                ));
+            }
+        }
+        match problems.is_empty() {
+            true => Ok(()),
+            false => anyhow::bail!("{}", problems.join("\n")),
+        }
+    }
+}
+
+fn holds_yaml(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| e.path().extension().is_some_and(|x| x == "yaml"))
+    })
+}
+
+/// What stands at `path` when it is not a folder (following symlinks), in words.
+pub fn not_a_dir(path: &Path) -> Option<String> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => None,
+        Ok(meta) => Some(crate::atomic::describe_kind(&meta.file_type()).to_string()),
+        Err(_) => crate::read::not_a_file(path),
     }
 }
 

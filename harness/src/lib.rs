@@ -6,6 +6,7 @@
 pub mod atomic;
 pub mod inputs;
 pub mod paths;
+pub mod read;
 pub mod snapshots;
 pub mod task;
 pub mod term;
@@ -13,6 +14,7 @@ pub mod term;
 pub mod blis;
 pub mod corpus;
 pub mod fixtures;
+pub mod fuzz;
 pub mod gate;
 pub mod lock;
 pub mod oracle_report;

@@ -561,3 +561,22 @@ fn a_live_checkout_override_is_checked_at_its_head() {
     assert!(!check.ok());
     assert!(check.render().contains("  stamp: checkout HEAD is "), "{}", check.render());
 }
+
+#[test]
+fn the_gate_line_names_the_first_offending_files_and_the_count() {
+    let f = Fixture::vendored();
+    flip_one_byte(&f.tree("registry/coefficients/cost-model-primitives.yaml"));
+    fs::remove_file(f.tree("catalog/hardware/b200.yaml")).unwrap();
+    write(&f.tree("scenarios/new.yaml"), b"model: x\n");
+    write(&f.tree("scenarios/other.yaml"), b"model: y\n");
+    let out = f.verify().to_task_output();
+    let why = match out.values.get("verified.why") {
+        Some(harness::task::Value::Text(t)) => t.clone(),
+        other => panic!("no verified.why: {other:?}"),
+    };
+    assert_eq!(
+        why,
+        "4 offending file(s): catalog/hardware/b200.yaml (missing), \
+         registry/coefficients/cost-model-primitives.yaml (changed), scenarios/new.yaml (not in the lock), and 1 more"
+    );
+}

@@ -2,8 +2,10 @@
 //! testdata/numpy/requirements.txt): many random seeds, ranges (some beyond 2^32, the full int64
 //! span, empty and out-of-bounds ones) and sizes (some 0, some long enough to regenerate the MT
 //! state), replayed call after call on one generator; plus the committed fixtures re-drawn by
-//! numpy and the committed known-answer file regenerated. Without numpy the trials are reported
-//! ignored with the reason, except under CI=true, where they fail.
+//! numpy and the committed known-answer file regenerated (its values: the numpy version that
+//! wrote it is not a known answer). Each trial runs once per interpreter of BLIS_NUMPY_PYTHONS
+//! and is named after the numpy it ran against. Without numpy the trials are reported ignored
+//! with the reason, except under CI=true, where they fail.
 
 use harness::fixtures::{self, file, known_answers, points};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
@@ -16,36 +18,106 @@ use std::process::{Command, Stdio};
 const CASE_SEED: u32 = 20_261_129;
 const SEQUENCES: usize = 400;
 
+/// The interpreters to test against, `:`-separated (`.ci/run` gives two venvs: the pinned
+/// numpy of testdata/numpy/requirements.txt and the newest on PyPI); default `python3`.
+const PYTHONS_VAR: &str = "BLIS_NUMPY_PYTHONS";
+
+/// One differential check, against the interpreter it is given.
+type Differential = fn(&str) -> Result<(), Failed>;
+
 fn main() {
     let args = Arguments::from_args();
-    let trials = vec![
-        Trial::ignorable_test("numpy/differential/randint", || with_numpy(randint_agrees)),
-        Trial::ignorable_test("numpy/differential/fixtures", || with_numpy(fixtures_agree)),
-        Trial::ignorable_test("numpy/differential/known-answer-file", || with_numpy(known_answers_regenerate)),
-    ];
+    let pythons: Vec<String> = std::env::var(PYTHONS_VAR)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .map_or_else(
+            || vec!["python3".to_string()],
+            |v| v.split(':').map(str::to_string).collect(),
+        );
+    let mut trials = Vec::new();
+    let mut versions = Vec::new();
+    for (i, py) in pythons.iter().enumerate() {
+        // Each trial's name says which numpy it ran against.
+        let label = match numpy_version(py) {
+            Ok(v) => {
+                versions.push(v.clone());
+                format!("numpy-{v}")
+            }
+            Err(_) => format!("no-numpy-{i}"),
+        };
+        let tests: [(&str, Differential); 3] = [
+            ("randint", randint_agrees),
+            ("fixtures", fixtures_agree),
+            ("known-answer-file", known_answers_regenerate),
+        ];
+        for (name, test) in tests {
+            let py = py.clone();
+            trials.push(Trial::ignorable_test(
+                format!("numpy/differential/{label}/{name}"),
+                move || with_numpy(&py, test),
+            ));
+        }
+    }
+    trials.push(Trial::ignorable_test(
+        "numpy/differential/pinned-version-ran",
+        move || pinned_version_ran(&versions),
+    ));
     libtest_mimic::run(&args, trials).exit();
 }
 
-fn with_numpy(test: fn() -> Result<(), Failed>) -> Result<Completion, Failed> {
-    if let Err(why) = numpy_available() {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            return Err(format!("CI=true but {why}; install it with \
-                `python3 -m pip install -r testdata/numpy/requirements.txt`").into());
-        }
-        return Ok(Completion::ignored_with(format!("needs python3 with numpy: {why}")));
-    }
-    test().map(|()| Completion::Completed)
+fn ci() -> bool {
+    std::env::var("CI").as_deref() == Ok("true")
 }
 
-fn numpy_available() -> Result<(), String> {
-    let out = Command::new("python3")
-        .args(["-c", "import numpy"])
-        .output()
-        .map_err(|e| format!("python3 cannot be started ({e})"))?;
-    if out.status.success() {
-        Ok(())
+fn with_numpy(py: &str, test: Differential) -> Result<Completion, Failed> {
+    if let Err(why) = numpy_version(py) {
+        if ci() {
+            return Err(format!(
+                "CI=true but {why}; install it with \
+                `{py} -m pip install -r testdata/numpy/requirements.txt`"
+            )
+            .into());
+        }
+        return Ok(Completion::ignored_with(format!(
+            "needs {py} with numpy: {why}"
+        )));
+    }
+    test(py).map(|()| Completion::Completed)
+}
+
+/// The numpy pinned by testdata/numpy/requirements.txt (what the known answers were written
+/// with) must be among those tested; under CI=true its absence fails, else it is ignored.
+fn pinned_version_ran(versions: &[String]) -> Result<Completion, Failed> {
+    let text =
+        std::fs::read_to_string(numpy_dir().join("requirements.txt")).map_err(|e| e.to_string())?;
+    let pinned = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("numpy=="))
+        .ok_or("testdata/numpy/requirements.txt pins no numpy==")?
+        .trim()
+        .to_string();
+    if versions.contains(&pinned) {
+        return Ok(Completion::Completed);
+    }
+    let why = format!(
+        "the pinned numpy {pinned} was not among those tested ({versions:?}; set {PYTHONS_VAR})"
+    );
+    if ci() {
+        Err(why.into())
     } else {
-        Err("numpy cannot be imported".to_string())
+        Ok(Completion::ignored_with(why))
+    }
+}
+
+fn numpy_version(py: &str) -> Result<String, String> {
+    let out = Command::new(py)
+        .args(["-c", "import numpy; print(numpy.__version__)"])
+        .output()
+        .map_err(|e| format!("{py} cannot be started ({e})"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    } else {
+        Err(format!("numpy cannot be imported by {py}"))
     }
 }
 
@@ -54,8 +126,8 @@ fn numpy_dir() -> std::path::PathBuf {
 }
 
 /// Runs a script of testdata/numpy with `stdin`, returning stdout.
-fn python(script: &str, args: &[&str], stdin: &[u8]) -> Result<String, Failed> {
-    let mut child = Command::new("python3")
+fn python(py: &str, script: &str, args: &[&str], stdin: &[u8]) -> Result<String, Failed> {
+    let mut child = Command::new(py)
         .arg(numpy_dir().join(script))
         .args(args)
         .stdin(Stdio::piped())
@@ -71,7 +143,7 @@ fn python(script: &str, args: &[&str], stdin: &[u8]) -> Result<String, Failed> {
     String::from_utf8(out.stdout).map_err(|e| e.to_string().into())
 }
 
-fn randint_agrees() -> Result<(), Failed> {
+fn randint_agrees(py: &str) -> Result<(), Failed> {
     let cases = random_sequences(CASE_SEED, SEQUENCES);
     let stdin = serde_json::to_vec(&cases).unwrap();
     // Typed, not through serde_json::Value: bounds beyond int64 must stay integers.
@@ -80,9 +152,11 @@ fn randint_agrees() -> Result<(), Failed> {
         numpy_version: String,
         sequences: Vec<known_answers::Sequence>,
     }
-    let Answered { numpy_version, sequences } =
-        serde_json::from_str(&python("differential.py", &[], &stdin)?)
-            .map_err(|e| format!("differential.py output: {e}"))?;
+    let Answered {
+        numpy_version,
+        sequences,
+    } = serde_json::from_str(&python(py, "differential.py", &[], &stdin)?)
+        .map_err(|e| format!("differential.py output: {e}"))?;
     if sequences.len() != cases.len() {
         return Err(format!("numpy answered {} of {} sequences", sequences.len(), cases.len()).into());
     }
@@ -162,10 +236,15 @@ fn random_sequences(case_seed: u32, count: usize) -> Vec<known_answers::Sequence
 }
 
 /// numpy's own draw of every committed fixture equals the file, element by element.
-fn fixtures_agree() -> Result<(), Failed> {
+fn fixtures_agree(py: &str) -> Result<(), Failed> {
     let dir = fixtures::default_dir();
     let points_path = dir.join(points::FILE_NAME);
-    let out = python("workloads.py", &["emit", &points_path.to_string_lossy()], b"")?;
+    let out = python(
+        py,
+        "workloads.py",
+        &["emit", &points_path.to_string_lossy()],
+        b"",
+    )?;
     let drawn: serde_json::Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
     let mut problems = Vec::new();
     let mut compared = 0;
@@ -200,7 +279,7 @@ fn fixtures_agree() -> Result<(), Failed> {
 }
 
 /// The committed known-answer file is exactly what the installed numpy writes.
-fn known_answers_regenerate() -> Result<(), Failed> {
-    python("known_answers.py", &["--check"], b"").map(|_| ())
+fn known_answers_regenerate(py: &str) -> Result<(), Failed> {
+    python(py, "known_answers.py", &["--check"], b"").map(|_| ())
 }
 

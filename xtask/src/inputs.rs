@@ -23,7 +23,18 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
+    /// The inputs, resolved. An explicitly given flag or variable that does not hold what it
+    /// must ends the command here, before any work: exit 1, naming it (README, exit codes).
     pub fn resolve(&self) -> harness::inputs::Inputs {
+        let inputs = self.resolve_unchecked();
+        if let Err(e) = inputs.check_supplied() {
+            eprintln!("error: {e}");
+            std::process::exit(harness::task::exit::FAILED.into());
+        }
+        inputs
+    }
+
+    fn resolve_unchecked(&self) -> harness::inputs::Inputs {
         harness::inputs::Inputs::from_process(&harness::inputs::Flags {
             measurements: self.measurements.clone(),
             catalog: self.catalog.clone(),

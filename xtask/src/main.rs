@@ -6,6 +6,7 @@ mod bench;
 mod blis;
 mod cache;
 mod fixtures;
+mod fuzz;
 mod inputs;
 mod lock;
 mod oracle;
@@ -47,6 +48,8 @@ enum Task {
     /// The BLIS point cache.
     #[command(subcommand)]
     Cache(cache::Command),
+    /// Property-based fuzzing of every file reader; reports cases per second.
+    Fuzz(fuzz::Args),
     /// Benchmarks (speed is measured here, never asserted in tests).
     #[command(subcommand)]
     Bench(bench::Command),
@@ -70,6 +73,7 @@ fn main() -> ExitCode {
         Task::Score(args) => score::run(args),
         Task::Blis(cmd) => blis::run(cmd),
         Task::Cache(cmd) => cache::run(cmd),
+        Task::Fuzz(args) => fuzz::run(args),
         Task::Bench(cmd) => bench::run(cmd),
     };
     match result {

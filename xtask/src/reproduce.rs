@@ -77,10 +77,10 @@ pub fn run(args: Args) -> Result<u8> {
         print!("{}", report::brief(&results, paint));
     }
     if let Some(path) = &args.report_json {
-        harness::atomic::write(path, report::json(&results).as_bytes())?;
+        harness::atomic::write_report(path, report::json(&results).as_bytes())?;
     }
     if let Some(path) = &args.report_md {
-        harness::atomic::write(path, report::markdown(&results).as_bytes())?;
+        harness::atomic::write_report(path, report::markdown(&results).as_bytes())?;
     }
     if let Some(path) = &args.report_html {
         let html = harness::report_html::for_gate(&cx.inputs, &manifest, &results);

@@ -13,8 +13,8 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Framework whose sweeps are scored (the headline table is vllm).
-    #[arg(long, default_value = "vllm")]
+    /// Framework whose sweeps are scored (the headline table is vllm); anything else is a usage error.
+    #[arg(long, default_value = "vllm", value_parser = clap::builder::PossibleValuesParser::new(harness::corpus::e2e::FRAMEWORKS))]
     pub framework: String,
     /// Keep only sweeps with an engine-settings record at the anchor (measured) or only the
     /// others (resolved); default both.
@@ -86,8 +86,10 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<(), TaskEr
     if let (Some(file), Some((catalog, registry))) = (&args.gaps, trees) {
         let gaps = score::gaps::gaps(&corpora, &scenarios, &catalog, &registry, &args.framework);
         let text = score::gaps::render(&corpora, &gaps, &args.framework);
-        harness::atomic::write(file, text.as_bytes())?;
-        eprintln!("{} gaps written to {}", gaps.len(), file.display());
+        harness::atomic::write_report(file, text.as_bytes())?;
+        if file.as_os_str() != "-" {
+            eprintln!("{} gaps written to {}", gaps.len(), file.display());
+        }
     }
     Ok(())
 }

@@ -49,9 +49,14 @@ impl Sandbox {
     fn xtask(&self, args: &[&str]) -> assert_cmd::Command {
         let mut cmd = cargo_bin_cmd!("xtask");
         cmd.current_dir(self.dir.path());
-        for var in
-            ["BLIS_MEASUREMENTS", "BLIS_CATALOG", "BLIS_REGISTRY", "BLIS_SCENARIOS", "BLIS_BIN"]
-        {
+        for var in [
+            "BLIS_MEASUREMENTS",
+            "BLIS_CATALOG",
+            "BLIS_REGISTRY",
+            "BLIS_SCENARIOS",
+            "BLIS_BIN",
+            "BLIS_IGNORE_VENDORED",
+        ] {
             cmd.env_remove(var);
         }
         cmd.args(args);
@@ -110,6 +115,21 @@ fn update_writes_a_lock_with_every_section() {
     );
     assert!(lock.contains("commit = 747a2213e13030ae675f9872c3e2a76b6b770d50\n"));
     assert!(!lock.contains("config.json"));
+}
+
+#[test]
+fn update_keeps_the_mode_of_the_lock_it_replaces() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Sandbox::new().locked();
+    let lock = s.path("upstream.lock");
+    fs::set_permissions(&lock, fs::Permissions::from_mode(0o644)).unwrap();
+    s.lock_cmd("update", &["--from", "artifacts"])
+        .assert()
+        .success();
+    assert_eq!(
+        fs::metadata(&lock).unwrap().permissions().mode() & 0o7777,
+        0o644
+    );
 }
 
 #[test]

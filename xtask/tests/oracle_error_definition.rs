@@ -8,7 +8,14 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
-const INPUT_VARS: [&str; 5] = ["BLIS_MEASUREMENTS", "BLIS_CATALOG", "BLIS_REGISTRY", "BLIS_SCENARIOS", "BLIS_BIN"];
+const INPUT_VARS: [&str; 6] = [
+    "BLIS_MEASUREMENTS",
+    "BLIS_CATALOG",
+    "BLIS_REGISTRY",
+    "BLIS_SCENARIOS",
+    "BLIS_BIN",
+    "BLIS_IGNORE_VENDORED",
+];
 
 /// The command under test, started outside the workspace with no BLIS_* variable leaking in.
 fn error_definition() -> Command {
@@ -59,14 +66,19 @@ fn refuses_without_any_corpus() -> Result<(), Failed> {
     Ok(())
 }
 
-fn refuses_a_folder_without_the_summary() -> Result<(), Failed> {
+/// A folder that was given but lacks the file is bad input (exit 1, as `score` says of the
+/// same folder), not a refusal: exit 2 is only for a corpus nobody supplied.
+fn fails_on_a_folder_without_the_summary() -> Result<(), Failed> {
     let empty = tempfile::tempdir()?;
     error_definition()
         .arg("--measurements")
         .arg(empty.path())
         .assert()
-        .code(2)
-        .stderr(predicate::str::contains("aisimulate_summary.json not found in --measurements"));
+        .code(1)
+        .stderr(
+            predicate::str::contains("aisimulate_summary.json is missing from --measurements")
+                .and(predicate::str::contains("found nothing")),
+        );
     Ok(())
 }
 
@@ -75,8 +87,49 @@ fn reads_the_folder_from_the_variable() -> Result<(), Failed> {
     error_definition()
         .env("BLIS_MEASUREMENTS", empty.path())
         .assert()
-        .code(2)
-        .stderr(predicate::str::contains("not found in BLIS_MEASUREMENTS="));
+        .code(1)
+        .stderr(predicate::str::contains(
+            "is missing from BLIS_MEASUREMENTS=",
+        ));
+    Ok(())
+}
+
+/// What stands where the summary should be is said, not "not found".
+fn says_what_stands_where_the_summary_should_be() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let summary = dir.path().join("aisimulate_summary.json");
+    std::fs::create_dir(&summary)?;
+    error_definition()
+        .arg("--measurements")
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("aisimulate_summary.json")
+                .and(predicate::str::contains("found a directory")),
+        );
+    std::fs::remove_dir(&summary)?;
+    std::os::unix::fs::symlink("aisimulate_summary.json", &summary)?;
+    error_definition()
+        .arg("--measurements")
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("found a symlink loop"));
+    Ok(())
+}
+
+fn non_utf8_summary_names_the_byte_offset() -> Result<(), Failed> {
+    let file = tempfile::NamedTempFile::new()?;
+    std::fs::write(file.path(), b"{\"models\": \"caf\xe9\"}")?;
+    error_definition()
+        .arg("--summary")
+        .arg(file.path())
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("not UTF-8").and(predicate::str::contains("byte offset 15")),
+        );
     Ok(())
 }
 
@@ -158,11 +211,34 @@ type CorpusTrial = fn(&Path) -> Result<(), Failed>;
 fn main() {
     let args = Arguments::from_args();
     let mut trials = vec![
-        Trial::test("error_definition/refuses_without_any_corpus", refuses_without_any_corpus),
-        Trial::test("error_definition/refuses_a_folder_without_the_summary", refuses_a_folder_without_the_summary),
-        Trial::test("error_definition/reads_the_folder_from_the_variable", reads_the_folder_from_the_variable),
-        Trial::test("error_definition/malformed_summary_fails_naming_the_path", malformed_summary_fails_naming_the_path),
-        Trial::test("error_definition/summary_and_measurements_flags_conflict", summary_and_measurements_flags_conflict),
+        Trial::test(
+            "error_definition/refuses_without_any_corpus",
+            refuses_without_any_corpus,
+        ),
+        Trial::test(
+            "error_definition/fails_on_a_folder_without_the_summary",
+            fails_on_a_folder_without_the_summary,
+        ),
+        Trial::test(
+            "error_definition/says_what_stands_where_the_summary_should_be",
+            says_what_stands_where_the_summary_should_be,
+        ),
+        Trial::test(
+            "error_definition/non_utf8_summary_names_the_byte_offset",
+            non_utf8_summary_names_the_byte_offset,
+        ),
+        Trial::test(
+            "error_definition/reads_the_folder_from_the_variable",
+            reads_the_folder_from_the_variable,
+        ),
+        Trial::test(
+            "error_definition/malformed_summary_fails_naming_the_path",
+            malformed_summary_fails_naming_the_path,
+        ),
+        Trial::test(
+            "error_definition/summary_and_measurements_flags_conflict",
+            summary_and_measurements_flags_conflict,
+        ),
     ];
     let corpus: [(&str, CorpusTrial); 4] = [
         ("real_snapshot_reproduces_the_published_tpot_shape", real_snapshot_reproduces_the_published_tpot_shape),

@@ -7,8 +7,15 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
-const LEAKY_VARS: [&str; 6] =
-    ["BLIS_MEASUREMENTS", "BLIS_CATALOG", "BLIS_REGISTRY", "BLIS_SCENARIOS", "BLIS_BIN", "BLIS_PUBLISHED_FIGURES"];
+const LEAKY_VARS: [&str; 7] = [
+    "BLIS_MEASUREMENTS",
+    "BLIS_CATALOG",
+    "BLIS_REGISTRY",
+    "BLIS_SCENARIOS",
+    "BLIS_BIN",
+    "BLIS_IGNORE_VENDORED",
+    "BLIS_PUBLISHED_FIGURES",
+];
 
 struct Reproduce {
     cmd: Command,
@@ -16,8 +23,8 @@ struct Reproduce {
 }
 
 impl Reproduce {
-    /// A fresh clone's view: no corpora, no binary, and no vendored trees (pointed at a folder
-    /// that does not exist, whatever this checkout has under testdata/).
+    /// A fresh clone's view: no corpora, no binary, and no vendored trees (BLIS_IGNORE_VENDORED,
+    /// whatever this checkout has under testdata/).
     fn fresh() -> Reproduce {
         let cwd = tempfile::tempdir().unwrap();
         let mut cmd = Command::cargo_bin("xtask").unwrap();
@@ -25,11 +32,13 @@ impl Reproduce {
         for var in LEAKY_VARS {
             cmd.env_remove(var);
         }
-        // Set but empty: no corpora, not even the ones `vendor --fetch` may have put in testdata/.
-        cmd.env("BLIS_MEASUREMENTS", "");
-        let nowhere = cwd.path().join("not-vendored");
-        cmd.args(["--catalog", "--registry", "--scenarios"].iter().flat_map(|f| [f.to_string(), nowhere.display().to_string()]));
+        cmd.env("BLIS_IGNORE_VENDORED", "1");
         Reproduce { cmd, _cwd: cwd }
+    }
+
+    fn env(mut self, name: &str, value: &str) -> Self {
+        self.cmd.env(name, value);
+        self
     }
 
     fn arg(mut self, arg: impl AsRef<std::ffi::OsStr>) -> Self {
@@ -62,10 +71,6 @@ fn edited_manifest(dir: &Path, from: &str, to: &str) -> PathBuf {
     let path = dir.join("figures.yaml");
     std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
     path
-}
-
-fn team_corpora() -> Option<PathBuf> {
-    std::env::var_os("BLIS_MEASUREMENTS").filter(|v| !v.is_empty()).map(PathBuf::from)
 }
 
 #[test]
@@ -202,49 +207,102 @@ fn a_corrupt_manifest_is_a_clear_error_naming_the_field() {
 }
 
 #[test]
-fn with_the_team_corpora_and_trees_every_corpus_figure_reproduces() {
-    let Some(corpora) = team_corpora() else {
-        eprintln!("skipped: needs BLIS_MEASUREMENTS (the team's corpora) and the vendored trees");
-        return;
-    };
-    let trees = workspace_root().join("testdata");
-    Command::cargo_bin("xtask")
-        .unwrap()
-        .current_dir(std::env::temp_dir())
-        .env_remove("BLIS_BIN")
-        .args(["reproduce", "--measurements"])
-        .arg(&corpora)
-        .arg("--catalog")
-        .arg(trees.join("catalog"))
-        .arg("--registry")
-        .arg(trees.join("registry"))
-        .arg("--scenarios")
-        .arg(trees.join("scenarios"))
+fn a_tree_variable_pointing_nowhere_is_an_error_naming_it_not_a_refusal() {
+    Reproduce::fresh()
+        .env("BLIS_CATALOG", "/nonexistent/catalog")
         .assert()
-        .code(0)
-        .stdout(predicate::str::is_match(r"(?m)^ok +inputs/lock-verify").unwrap())
-        .stdout(predicate::str::is_match(r"(?m)^ok +error-definition/aisimulate-tpot-shape-anchor-excluded  10\.05").unwrap())
-        .stdout(predicate::str::is_match(r"(?m)^ok +headline-measured/all/aic/tpot-shape  12\.00").unwrap())
-        .stdout(predicate::str::contains(" 0 mismatched,"));
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "BLIS_CATALOG=/nonexistent/catalog: the vendored blis-catalog tree must be a folder, found nothing",
+        ));
 }
 
 #[test]
-fn with_the_team_corpora_an_edited_published_total_exits_one_naming_it() {
-    let Some(corpora) = team_corpora() else {
-        eprintln!("skipped: needs BLIS_MEASUREMENTS");
-        return;
-    };
+fn a_nonfinite_or_negative_tolerance_is_refused_by_the_manifest_check() {
     let dir = tempfile::tempdir().unwrap();
-    let manifest = edited_manifest(dir.path(), r#"expect: {number: "10.05"}"#, r#"expect: {number: "10.06"}"#);
+    for (abs, shown) in [
+        (".inf", "found inf"),
+        ("-1", "found -1"),
+        (".nan", "found NaN"),
+    ] {
+        let manifest = edited_manifest(
+            dir.path(),
+            "  exact-copy:\n    abs: 0.0\n",
+            &format!("  exact-copy:\n    abs: {abs}\n"),
+        );
+        Reproduce::fresh()
+            .arg("--manifest")
+            .arg(&manifest)
+            .args(["--only", "gate/manifest-consistent"])
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(format!(
+                "tolerance `exact-copy`: `abs` must be a finite number >= 0, {shown}"
+            )));
+    }
+}
+
+#[test]
+fn the_manifest_figure_says_when_the_published_digits_could_not_be_checked() {
     Reproduce::fresh()
-        .arg("--measurements")
-        .arg(&corpora)
-        .arg("--manifest")
-        .arg(&manifest)
-        .args(["--only", "error-definition/aisimulate-tpot-shape-anchor-excluded"])
+        .env("BLIS_PUBLISHED_FIGURES", "/nonexistent/PUBLISHED-FIGURES.md")
+        .args(["--only", "gate/manifest-consistent"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::is_match(
+            r"(?m)^ok +gate/manifest-consistent .*published digits not checked: PUBLISHED-FIGURES.md not found at /nonexistent/PUBLISHED-FIGURES.md",
+        ).unwrap());
+}
+
+#[test]
+fn a_report_to_a_symlink_lands_in_its_target_and_the_link_stays() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.md"), "old").unwrap();
+    std::os::unix::fs::symlink("t.md", dir.path().join("l.md")).unwrap();
+    Reproduce::fresh()
+        .args(["--only", "fixtures/", "--report-md"])
+        .arg(dir.path().join("l.md"))
+        .assert()
+        .code(0);
+    assert!(std::fs::symlink_metadata(dir.path().join("l.md"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let md = std::fs::read_to_string(dir.path().join("t.md")).unwrap();
+    assert!(md.contains("| section | figure | status |"), "{md}");
+}
+
+#[test]
+fn a_report_to_a_fifo_is_refused_and_the_fifo_stays() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    Reproduce::fresh()
+        .args(["--only", "fixtures/", "--report-json"])
+        .arg(&fifo)
         .assert()
         .code(1)
+        .stderr(predicate::str::contains("refusing to replace a FIFO"));
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+}
+
+#[test]
+fn a_report_to_dash_goes_to_stdout() {
+    Reproduce::fresh()
+        .args(["--only", "fixtures/", "--report-json", "-"])
+        .assert()
+        .code(0)
         .stdout(predicate::str::contains(
-            "MISMATCH error-definition/aisimulate-tpot-shape-anchor-excluded  published 10.06, ours 10.05",
-        ));
+            "8 reproduced, 0 mismatched, 0 refused",
+        ))
+        .stdout(predicate::str::contains("\"schema\": 1"));
 }

@@ -9,7 +9,14 @@ use std::path::Path;
 fn xtask(cwd: &Path) -> Command {
     let mut cmd = Command::cargo_bin("xtask").unwrap();
     cmd.current_dir(cwd);
-    for var in ["BLIS_MEASUREMENTS", "BLIS_CATALOG", "BLIS_REGISTRY", "BLIS_SCENARIOS", "BLIS_BIN"] {
+    for var in [
+        "BLIS_MEASUREMENTS",
+        "BLIS_CATALOG",
+        "BLIS_REGISTRY",
+        "BLIS_SCENARIOS",
+        "BLIS_BIN",
+        "BLIS_IGNORE_VENDORED",
+    ] {
         cmd.env_remove(var);
     }
     // Set but empty: no corpora, not even the ones `vendor --fetch` may have put in testdata/.
@@ -66,8 +73,9 @@ fn tiny_inputs(root: &Path) {
 #[test]
 fn missing_measurements_is_refused_naming_flag_and_variable() {
     let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
     xtask(dir.path())
-        .args(["score", "--framework", "vllm", "--scenarios", "."])
+        .args(["score", "--framework", "vllm", "--scenarios", "scenarios"])
         .assert()
         .code(2)
         .stdout("")
@@ -75,16 +83,99 @@ fn missing_measurements_is_refused_naming_flag_and_variable() {
 }
 
 #[test]
-fn gaps_without_a_catalog_is_refused_before_scoring() {
+fn gaps_with_a_catalog_flag_pointing_nowhere_fails_before_scoring() {
     let dir = tempfile::tempdir().unwrap();
     tiny_inputs(dir.path());
     xtask(dir.path())
         .args(["score", "--measurements", "measurements", "--scenarios", "scenarios", "--registry", "registry"])
         .args(["--catalog", "no-such-dir", "--gaps", "gaps.txt"])
         .assert()
-        .code(2)
+        .code(1)
         .stdout("")
-        .stderr(predicate::str::contains("--catalog").and(predicate::str::contains("BLIS_CATALOG")));
+        .stderr(
+            predicate::str::contains("--catalog no-such-dir")
+                .and(predicate::str::contains("found nothing")),
+        );
+    assert!(!dir.path().join("gaps.txt").exists());
+}
+
+#[test]
+fn unknown_framework_is_a_usage_error_listing_the_known_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    for framework in ["nope", "VLLM", ""] {
+        xtask(dir.path())
+            .args([
+                "score",
+                "--measurements",
+                "measurements",
+                "--scenarios",
+                "scenarios",
+                "--framework",
+                framework,
+            ])
+            .assert()
+            .code(64)
+            .stdout("")
+            .stderr(
+                predicate::str::contains("--framework")
+                    .and(predicate::str::contains("vllm"))
+                    .and(predicate::str::contains("sglang"))
+                    .and(predicate::str::contains("trt")),
+            );
+    }
+}
+
+#[test]
+fn a_corpus_file_missing_from_the_given_folder_is_bad_input_saying_what_stands_there() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    let e2e = dir.path().join("measurements/aisimulate_e2e.json");
+    std::fs::remove_file(&e2e).unwrap();
+    // Exit 1, as `oracle error-definition` says of the same folder.
+    xtask(dir.path())
+        .args([
+            "score",
+            "--measurements",
+            "measurements",
+            "--scenarios",
+            "scenarios",
+        ])
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("aisimulate_e2e.json")
+                .and(predicate::str::contains("found nothing")),
+        );
+    std::fs::create_dir(&e2e).unwrap();
+    xtask(dir.path())
+        .args([
+            "score",
+            "--measurements",
+            "measurements",
+            "--scenarios",
+            "scenarios",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("found a directory"));
+}
+
+#[test]
+fn an_empty_scenario_folder_given_by_variable_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    xtask(dir.path())
+        .args(["score", "--measurements", "measurements"])
+        .env("BLIS_SCENARIOS", "empty")
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(
+            predicate::str::contains("BLIS_SCENARIOS=empty")
+                .and(predicate::str::contains("holds no scenario file")),
+        );
 }
 
 #[test]

@@ -339,8 +339,7 @@ impl Summary {
 /// Reads and checks `path`. The error names the file (as given) and the path inside it.
 pub fn load(path: &Path) -> anyhow::Result<Summary> {
     let label = crate::paths::display(path);
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| anyhow::anyhow!("{label}: cannot read: {e}"))?;
+    let text = crate::read::text(path)?;
     Ok(parse(&text, &label)?)
 }
 

@@ -159,6 +159,10 @@ pub struct Point {
     pub aic_ttft_error_pct: Option<f64>,
 }
 
+/// The `framework` values of InferenceX's sweeps (the corpus's `sweeps[].framework`): what
+/// `score --framework` accepts. Anything else would select no sweep and print an empty table.
+pub const FRAMEWORKS: [&str; 3] = ["vllm", "sglang", "trt"];
+
 impl Sweep {
     /// `(isl, osl)` from `workload`, or an error saying what was expected.
     pub fn workload_lengths(&self) -> Result<(u32, u32), String> {
@@ -185,8 +189,7 @@ pub fn parse_workload(text: &str) -> Result<(u32, u32), String> {
 
 /// Reads and checks the file; the error names the file and the JSON path.
 pub fn load(path: &Path) -> Result<E2eCorpus> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading {}", crate::paths::display(path)))?;
+    let text = crate::read::text(path)?;
     parse(&text).with_context(|| crate::paths::display(path))
 }
 

@@ -315,7 +315,7 @@ fn check_unique_joins<'a>(
 }
 
 fn read(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).with_context(|| format!("reading {}", crate::paths::display(path)))
+    crate::read::text(path)
 }
 
 #[cfg(test)]

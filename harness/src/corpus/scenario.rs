@@ -88,9 +88,11 @@ impl Scenario {
 
 /// Reads one scenario file; the error names the file and the document.
 pub fn load(path: &Path) -> Result<Scenario> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading {}", crate::paths::display(path)))?;
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let text = crate::read::text(path)?;
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     parse(&file_name, &text).with_context(|| crate::paths::display(path))
 }
 
@@ -184,12 +186,19 @@ pub fn load_dir(dir: &Path) -> Result<ScenarioSet> {
         .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
         .collect();
     paths.sort();
+    // An empty tree would silently drop every sweep it should score (a tier disappears).
+    if paths.is_empty() {
+        bail!(
+            "{}: holds no scenario file (*.yaml)",
+            crate::paths::display(dir)
+        );
+    }
     for path in paths {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::read::text(&path) {
             Ok(t) => t,
             Err(e) => {
-                set.unloadable.insert(name, format!("cannot read: {e}"));
+                set.unloadable.insert(name, format!("{e:#}"));
                 continue;
             }
         };

@@ -86,6 +86,9 @@ pub struct GateOptions<'a> {
 /// The lock task, whose verdict taints every figure that reads a locked input.
 pub const LOCK_TASK: &str = "lock-verify";
 
+/// The manifest's consistency task, whose digit check needs PUBLISHED-FIGURES.md.
+pub const MANIFEST_TASK: &str = "manifest";
+
 pub fn evaluate(
     manifest: &Manifest,
     cx: &Context,
@@ -298,6 +301,11 @@ fn judge(
         if let Some(Value::Text(why)) = output.values.get(&format!("{key}.why")) {
             notes.push(why.clone());
         }
+    }
+    // The rendering must read the same on every machine, so whether the published digits
+    // could be checked here is said on the figure's line, not in the task's output.
+    if task == MANIFEST_TASK {
+        notes.extend(super::hygiene::digits_unchecked());
     }
     // The manifest's note (e.g. a flagged definition) stands whatever the verdict.
     if let Some(note) = &f.note {

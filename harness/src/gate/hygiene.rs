@@ -97,6 +97,18 @@ pub fn published_digits(manifest: &Manifest, document_name: &str, document: &str
     problems
 }
 
+/// Why the published-digits check cannot run here (the document is not there), if it cannot.
+pub fn digits_unchecked() -> Option<String> {
+    let doc_path = published_figures_path();
+    match std::fs::metadata(&doc_path) {
+        Ok(m) if m.is_file() => None,
+        _ => Some(format!(
+            "published digits not checked: PUBLISHED-FIGURES.md not found at {} (set BLIS_PUBLISHED_FIGURES)",
+            crate::paths::display(&doc_path)
+        )),
+    }
+}
+
 /// All hygiene problems that can be checked with what is on disk; the document check is skipped
 /// (and said so in the second value) when the document is not there.
 pub fn check(manifest: &Manifest) -> (Vec<String>, Option<String>) {

@@ -109,8 +109,7 @@ impl Figure {
 
 impl Manifest {
     pub fn load(path: &Path) -> Result<Manifest> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("reading the figure manifest {}", path.display()))?;
+        let text = crate::read::text(path).context("reading the figure manifest")?;
         Manifest::parse(&text, path)
     }
 
@@ -205,7 +204,13 @@ impl Manifest {
                 }
             }
         }
-        for name in self.tolerances.keys() {
+        for (name, t) in &self.tolerances {
+            // An infinite tolerance passes everything and a negative one nothing: both are typos.
+            if let Some(abs) = t.abs.filter(|a| !a.is_finite() || *a < 0.0) {
+                problems.push(format!(
+                    "tolerance `{name}`: `abs` must be a finite number >= 0, found {abs}"
+                ));
+            }
             if !used_tolerances.contains(name.as_str()) {
                 problems.push(format!("tolerance `{name}` is used by no figure"));
             }

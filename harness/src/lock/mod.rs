@@ -25,8 +25,7 @@ pub fn default_lock_path() -> PathBuf {
 }
 
 pub fn load(path: &Path) -> anyhow::Result<Lock> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading the lock {}", crate::paths::display(path)))?;
+    let text = crate::read::text(path).context("reading the lock")?;
     file::parse(&text).map_err(|e| anyhow!("{}: {e}", crate::paths::display(path)))
 }
 

@@ -319,7 +319,57 @@ impl VerifyReport {
             out.check(format!("{name}.ok"), c.ok());
         }
         out.check("verified", self.ok());
+        if !self.ok() {
+            out.text("verified.why", self.offenders_summary());
+        }
         out
+    }
+
+    /// For the gate's one line: how many files are off, and the first few by name.
+    pub fn offenders_summary(&self) -> String {
+        const SHOWN: usize = 3;
+        let mut offenders: Vec<String> = Vec::new();
+        for c in &self.checks {
+            let section = super::file::section_name(c.kind);
+            match &c.outcome {
+                Outcome::Checked {
+                    comparison: cmp, ..
+                } => {
+                    let at = |p: &str| format!("{section}/{p}");
+                    offenders.extend(
+                        cmp.changed
+                            .iter()
+                            .map(|x| format!("{} (changed)", at(&x.path))),
+                    );
+                    offenders.extend(cmp.missing.iter().map(|p| format!("{} (missing)", at(p))));
+                    offenders.extend(
+                        cmp.extra
+                            .iter()
+                            .map(|p| format!("{} (not in the lock)", at(p))),
+                    );
+                    offenders.extend(
+                        cmp.refused
+                            .iter()
+                            .map(|(p, why)| format!("{} ({why})", at(p))),
+                    );
+                    offenders.extend(cmp.stamp.iter().map(|s| format!("{section} stamp: {s}")));
+                }
+                Outcome::BadDir(why) => offenders.push(format!("{section}: {why}")),
+                _ => {}
+            }
+        }
+        let first: Vec<&str> = offenders.iter().take(SHOWN).map(String::as_str).collect();
+        let more = offenders.len().saturating_sub(SHOWN);
+        let tail = if more > 0 {
+            format!(", and {more} more")
+        } else {
+            String::new()
+        };
+        format!(
+            "{} offending file(s): {}{tail}",
+            offenders.len(),
+            first.join(", ")
+        )
     }
 }
 

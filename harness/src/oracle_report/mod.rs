@@ -39,21 +39,31 @@ use std::path::Path;
 /// demand digits nobody published.
 pub const LAST_DIGIT: f64 = 0.005;
 
-/// `file` inside the measurements folder, or a refusal (one line) naming the file, the flag
-/// and the variable.
-pub fn corpus_file(inputs: &Inputs, file: &str, needed_for: &str) -> Result<std::path::PathBuf, Refusal> {
-    let refuse = |detail: String| Refusal::new(InputKind::Measurements, needed_for, detail);
+/// `file` inside the measurements folder. Refused (exit 2) only when no folder was supplied;
+/// a supplied folder that is not one, or lacks the file, is bad input (exit 1) naming the file,
+/// what stands there instead, and the flag or variable that pointed there.
+pub fn corpus_file(
+    inputs: &Inputs,
+    file: &str,
+    needed_for: &str,
+) -> Result<std::path::PathBuf, TaskError> {
     let Some(input) = inputs.get(InputKind::Measurements) else {
-        return Err(refuse(format!("{file} is read from the measurements folder, and none was given")));
+        let detail = format!("{file} is read from the measurements folder, and none was given");
+        return Err(Refusal::new(InputKind::Measurements, needed_for, detail).into());
     };
-    if !input.path.is_dir() {
-        return Err(refuse(format!("{file}: {} is not a directory", input.source_label())));
+    if let Some(found) = crate::inputs::not_a_dir(&input.path) {
+        return Err(TaskError::Failed(anyhow::anyhow!(
+            "{needed_for}: {} is not a folder: found {found}",
+            input.source_label()
+        )));
     }
     let path = input.path.join(file);
-    if path.is_file() {
-        Ok(path)
-    } else {
-        Err(refuse(format!("{file} not found in {}", input.source_label())))
+    match crate::read::not_a_file(&path) {
+        None => Ok(path),
+        Some(found) => Err(TaskError::Failed(anyhow::anyhow!(
+            "{needed_for}: {file} is missing from {}: found {found}",
+            input.source_label()
+        ))),
     }
 }
 

@@ -78,14 +78,23 @@ pub struct ScoreableRow {
     pub effconc: Option<f64>,
 }
 
+/// Reads `scoreable.json` strictly; the error names the file and the JSON path.
+pub fn load_scoreable(path: &Path) -> Result<Vec<ScoreableRow>> {
+    let text = crate::read::text(path)?;
+    crate::corpus::e2e::parse_json_strict(&text).with_context(|| crate::paths::display(path))
+}
+
 impl Corpora {
     /// Reads the four corpora from `dir`. A missing file is an error naming it; a record of
     /// the InferenceX corpora that joins no sweep of the e2e corpus is an error naming the
     /// file and the entry.
     pub fn load(dir: &Path) -> Result<Corpora> {
         for name in [E2E_FILE, ABSOLUTES_FILE, SETTINGS_FILE, SCOREABLE_FILE] {
-            if !dir.join(name).is_file() {
-                bail!("{} has no {name} (the measurement corpora: --measurements / BLIS_MEASUREMENTS)", crate::paths::display(dir));
+            if let Some(found) = crate::read::not_a_file(&dir.join(name)) {
+                bail!(
+                    "{} has no {name}: found {found} (the measurement corpora: --measurements / BLIS_MEASUREMENTS)",
+                    crate::paths::display(dir)
+                );
             }
         }
         let e2e = crate::corpus::e2e::load(&dir.join(E2E_FILE))?;
@@ -94,10 +103,7 @@ impl Corpora {
         }
         let absolutes = crate::corpus::inferencex::load_absolutes(&dir.join(ABSOLUTES_FILE))?;
         let settings = crate::corpus::inferencex::load_engine_settings(&dir.join(SETTINGS_FILE))?;
-        let scoreable_path = dir.join(SCOREABLE_FILE);
-        let text = std::fs::read_to_string(&scoreable_path)?;
-        let scoreable: Vec<ScoreableRow> = crate::corpus::e2e::parse_json_strict(&text)
-            .with_context(|| crate::paths::display(&scoreable_path))?;
+        let scoreable = load_scoreable(&dir.join(SCOREABLE_FILE))?;
         let corpora = Corpora { e2e, absolutes, settings, scoreable };
         corpora.check_joins(dir)?;
         Ok(corpora)

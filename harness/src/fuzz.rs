@@ -1,0 +1,367 @@
+//! Property-based fuzzing of every reader that takes a file from outside: the corpus readers,
+//! the lock parser, the figure manifest, the scenario reader and the metrics reader. Each case
+//! takes a real-shaped seed document (testdata/fuzz/, or the committed lock and manifest),
+//! applies one to four mutations (truncation, type swaps, NaN/Infinity, huge numbers,
+//! duplicate keys, deep nesting, non-UTF-8 bytes, emptiness, byte noise), writes it under the
+//! file's real name and reads it back. The property: no panic, and either the document or an
+//! error naming the file. (The CLI turns any such error into exit 1: xtask's `main`.)
+//!
+//! `cargo test` runs a bounded number of cases per reader (harness/tests/fuzz_readers.rs);
+//! `cargo xtask fuzz --cases N` runs more and reports cases per second (docs/fuzzing.md).
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// One reader under fuzz.
+pub struct Target {
+    /// Path-like name, e.g. `corpus/aisimulate-summary`.
+    pub name: &'static str,
+    /// The name the mutated file is written under (what the error must name).
+    pub file_name: &'static str,
+    /// Where its seed documents live.
+    seeds: fn() -> Vec<PathBuf>,
+    /// Reads the file. `Err` must name it.
+    read: fn(&Path) -> anyhow::Result<()>,
+    /// Whether the reader takes text rather than a file, so the error cannot name a file (the
+    /// metrics reader: its caller names the point).
+    text_only: bool,
+}
+
+fn seed(name: &str) -> Vec<PathBuf> {
+    vec![crate::paths::testdata().join("fuzz").join(name)]
+}
+
+/// Every reader that takes a file from outside.
+pub fn targets() -> Vec<Target> {
+    use crate::corpus::{aisimulate, e2e, inferencex, scenario};
+    vec![
+        Target {
+            name: "corpus/aisimulate-summary",
+            file_name: "aisimulate_summary.json",
+            seeds: || seed("aisimulate_summary.json"),
+            read: |p| aisimulate::load(p).map(drop),
+            text_only: false,
+        },
+        Target {
+            name: "corpus/aisimulate-e2e",
+            file_name: "aisimulate_e2e.json",
+            seeds: || seed("aisimulate_e2e.json"),
+            read: |p| e2e::load(p).map(drop),
+            text_only: false,
+        },
+        Target {
+            name: "corpus/inferencex-absolutes",
+            file_name: "inferencex_absolutes.json",
+            seeds: || seed("inferencex_absolutes.json"),
+            read: |p| inferencex::load_absolutes(p).map(drop),
+            text_only: false,
+        },
+        Target {
+            name: "corpus/inferencex-engine-settings",
+            file_name: "inferencex_engine_settings.json",
+            seeds: || seed("inferencex_engine_settings.json"),
+            read: |p| inferencex::load_engine_settings(p).map(drop),
+            text_only: false,
+        },
+        Target {
+            name: "corpus/scoreable",
+            file_name: "scoreable.json",
+            seeds: || seed("scoreable.json"),
+            read: |p| crate::score::load_scoreable(p).map(drop),
+            text_only: false,
+        },
+        Target {
+            name: "scenario",
+            file_name: "m-h100-fp8-vllm-tp2.yaml",
+            seeds: || seed("scenario.yaml"),
+            read: |p| scenario::load(p).map(drop),
+            text_only: false,
+        },
+        Target {
+            name: "lock",
+            file_name: "upstream.lock",
+            seeds: || vec![crate::lock::default_lock_path()],
+            read: |p| crate::lock::load(p).map(drop),
+            text_only: false,
+        },
+        Target {
+            name: "manifest",
+            file_name: "figures.yaml",
+            seeds: || vec![crate::gate::manifest_path()],
+            read: |p| crate::gate::Manifest::load(p).map(drop),
+            text_only: false,
+        },
+        // FUZZ-METRICS: the metrics reader (harness/src/blis/metrics.rs) is fuzzed through its
+        // public `parse(&str)` only; it is being rewritten with the BLIS arm. If its entry point
+        // changes, change this one call.
+        Target {
+            name: "blis-metrics",
+            file_name: "metrics.json",
+            seeds: || seed("metrics.json"),
+            read: |p| crate::blis::metrics::parse(&crate::read::text(p)?).map(drop),
+            text_only: true,
+        },
+    ]
+}
+
+/// What one run of a target found.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub target: &'static str,
+    pub cases: u32,
+    /// Mutated documents the reader still accepted (mutations may keep a document valid).
+    pub accepted: u32,
+    pub rejected: u32,
+    pub elapsed: Duration,
+}
+
+impl Report {
+    pub fn cases_per_second(&self) -> f64 {
+        f64::from(self.cases) / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+/// One edit of a document.
+#[derive(Clone, Debug)]
+enum Mutation {
+    /// Cut the document at a fraction of its length.
+    Truncate(f64),
+    /// Replace the token (a run of value characters) at a fraction of the length.
+    SwapToken(f64, &'static str),
+    /// Repeat the line at a fraction of the length (a duplicate key, in JSON or YAML).
+    DuplicateLine(f64),
+    /// Wrap the token at a fraction of the length in `depth` brackets.
+    Nest(f64, usize),
+    /// Insert bytes that are not UTF-8.
+    NonUtf8(f64, &'static [u8]),
+    /// Flip one bit.
+    FlipBit(f64, u8),
+    /// Delete a run of bytes.
+    Delete(f64, usize),
+    /// Everything gone.
+    Empty,
+}
+
+/// Replacement tokens: type swaps, non-finite and huge numbers, and YAML oddities.
+const TOKENS: &[&str] = &[
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    ".nan",
+    ".inf",
+    "-.inf",
+    "1e999",
+    "-1e999",
+    "-1",
+    "0",
+    "-0",
+    "18446744073709551616",
+    "-9223372036854775809",
+    "340282366920938463463374607431768211456",
+    "1e-400",
+    "null",
+    "true",
+    "\"x\"",
+    "\"\"",
+    "[]",
+    "{}",
+    "~",
+    "''",
+    "&a",
+    "*a",
+    "!!binary",
+    "0x1F",
+    "1_000",
+    "\"\\ud800\"",
+    "\"\\u0000\"",
+];
+
+/// Bytes a reader may stumble on: a stray byte, a cut-off sequence, an encoded surrogate (all
+/// not UTF-8), and a NUL and a byte-order mark (UTF-8, but rarely expected).
+const NOT_UTF8: &[&[u8]] = &[b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x00", b"\xef\xbb\xbf"];
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    let at = 0.0..1.0f64;
+    prop_oneof![
+        2 => at.clone().prop_map(Mutation::Truncate),
+        6 => (at.clone(), proptest::sample::select(TOKENS)).prop_map(|(a, t)| Mutation::SwapToken(a, t)),
+        2 => at.clone().prop_map(Mutation::DuplicateLine),
+        1 => (at.clone(), prop_oneof![1..8usize, 100..200usize, 1_000..3_000usize]).prop_map(|(a, d)| Mutation::Nest(a, d)),
+        2 => (at.clone(), proptest::sample::select(NOT_UTF8))
+            .prop_map(|(a, b)| Mutation::NonUtf8(a, b)),
+        2 => (at.clone(), 0..8u8).prop_map(|(a, b)| Mutation::FlipBit(a, b)),
+        2 => (at, 1..40usize).prop_map(|(a, n)| Mutation::Delete(a, n)),
+        1 => Just(Mutation::Empty),
+    ]
+}
+
+fn index(bytes: &[u8], at: f64) -> usize {
+    ((bytes.len() as f64) * at) as usize
+}
+
+/// The token around `i`: a run of characters a scalar value is made of.
+fn token_span(bytes: &[u8], i: usize) -> (usize, usize) {
+    let is_value = |b: u8| b.is_ascii_alphanumeric() || b"-+._\"'".contains(&b);
+    let i = i.min(bytes.len());
+    let mut start = i;
+    while start > 0 && is_value(bytes[start - 1]) {
+        start -= 1;
+    }
+    let mut end = i;
+    while end < bytes.len() && is_value(bytes[end]) {
+        end += 1;
+    }
+    (start, end)
+}
+
+fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
+    match *m {
+        Mutation::Truncate(at) => bytes.truncate(index(bytes, at)),
+        Mutation::SwapToken(at, token) => {
+            let (start, end) = token_span(bytes, index(bytes, at));
+            bytes.splice(start..end, token.bytes());
+        }
+        Mutation::DuplicateLine(at) => {
+            let i = index(bytes, at).min(bytes.len());
+            let start = bytes[..i]
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |p| p + 1);
+            let end = bytes[i..]
+                .iter()
+                .position(|b| *b == b'\n')
+                .map_or(bytes.len(), |p| i + p + 1);
+            let mut line = bytes[start..end].to_vec();
+            if !line.ends_with(b"\n") {
+                line.push(b'\n');
+            }
+            bytes.splice(start..start, line);
+        }
+        Mutation::Nest(at, depth) => {
+            let (start, end) = token_span(bytes, index(bytes, at));
+            let (open, close) = if depth % 2 == 0 {
+                ("[".repeat(depth), "]".repeat(depth))
+            } else {
+                ("{\"k\": ".repeat(depth), "}".repeat(depth))
+            };
+            bytes.splice(end..end, close.into_bytes());
+            bytes.splice(start..start, open.into_bytes());
+        }
+        Mutation::NonUtf8(at, junk) => {
+            let i = index(bytes, at);
+            bytes.splice(i..i, junk.iter().copied());
+        }
+        Mutation::FlipBit(at, bit) => {
+            let i = index(bytes, at);
+            if let Some(b) = bytes.get_mut(i) {
+                *b ^= 1 << bit;
+            }
+        }
+        Mutation::Delete(at, n) => {
+            let i = index(bytes, at);
+            let end = (i + n).min(bytes.len());
+            bytes.drain(i..end);
+        }
+        Mutation::Empty => bytes.clear(),
+    }
+}
+
+/// Runs `cases` mutated documents through `target`, deterministically from `seed`. `Err` is
+/// the first failing case (shrunk), described with the mutations and the message.
+pub fn run(target: &Target, cases: u32, seed: u64) -> Result<Report, String> {
+    let seeds: Vec<Vec<u8>> = (target.seeds)()
+        .iter()
+        .map(|p| {
+            std::fs::read(p).map_err(|e| format!("{}: seed {}: {e}", target.name, p.display()))
+        })
+        .collect::<Result<_, _>>()?;
+    // Every case writes its file: on tmpfs that costs microseconds, on a busy disk milliseconds.
+    let dir = tempfile::Builder::new()
+        .prefix("blis-fuzz-")
+        .tempdir_in("/dev/shm")
+        .or_else(|_| tempfile::tempdir())
+        .map_err(|e| e.to_string())?;
+    let path = dir.path().join(target.file_name);
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        max_shrink_iters: 200,
+        max_global_rejects: 0,
+        ..Config::default()
+    };
+    let mut key = [0u8; 32];
+    key[..8].copy_from_slice(&seed.to_le_bytes());
+    let mut runner =
+        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &key));
+    let (accepted, rejected) = (Cell::new(0u32), Cell::new(0u32));
+    let strategy = (0..seeds.len(), proptest::collection::vec(mutation(), 1..=4));
+    let started = Instant::now();
+    let outcome = runner.run(&strategy, |(which, mutations)| {
+        let mut bytes = seeds[which].clone();
+        for m in &mutations {
+            apply(&mut bytes, m);
+        }
+        std::fs::write(&path, &bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        match (target.read)(&path) {
+            Ok(()) => accepted.set(accepted.get() + 1),
+            Err(e) => {
+                rejected.set(rejected.get() + 1);
+                let message = format!("{e:#}");
+                if !target.text_only && !message.contains(target.file_name) {
+                    return Err(TestCaseError::fail(format!(
+                        "the error does not name {}: {message}",
+                        target.file_name
+                    )));
+                }
+            }
+        }
+        Ok(())
+    });
+    let elapsed = started.elapsed();
+    match outcome {
+        Ok(()) => Ok(Report {
+            target: target.name,
+            cases,
+            accepted: accepted.get(),
+            rejected: rejected.get(),
+            elapsed,
+        }),
+        Err(TestError::Fail(why, (which, mutations))) => Err(format!(
+            "{}: {why}\n  seed document {which}, mutations {mutations:?}",
+            target.name
+        )),
+        Err(TestError::Abort(why)) => Err(format!("{}: aborted: {why}", target.name)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_seed_is_read_as_it_stands() {
+        for t in super::targets() {
+            for seed in (t.seeds)() {
+                let dir = tempfile::tempdir().unwrap();
+                let path = dir.path().join(t.file_name);
+                std::fs::copy(&seed, &path).unwrap();
+                if let Err(e) = (t.read)(&path) {
+                    panic!("{}: the seed {} is not read: {e:#}", t.name, seed.display());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mutations_change_the_document() {
+        let mut bytes = b"{\"a\": 12, \"b\": [1, 2]}\n".to_vec();
+        super::apply(&mut bytes, &super::Mutation::SwapToken(0.3, "NaN"));
+        assert_eq!(bytes, b"{\"a\": NaN, \"b\": [1, 2]}\n");
+        super::apply(&mut bytes, &super::Mutation::DuplicateLine(0.5));
+        assert_eq!(
+            bytes,
+            b"{\"a\": NaN, \"b\": [1, 2]}\n{\"a\": NaN, \"b\": [1, 2]}\n"
+        );
+    }
+}

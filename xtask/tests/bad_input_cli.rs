@@ -1,0 +1,122 @@
+//! Each reader's bad input, through the command a user runs: exit 1 and an error naming the
+//! file (harness::fuzz checks the same property in-process over many mutations; this pins the
+//! exit code). One truncated, one non-UTF-8 and one duplicated-key document per reader.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn xtask(cwd: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("xtask").unwrap();
+    cmd.current_dir(cwd);
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("BLIS_") {
+            cmd.env_remove(&name);
+        }
+    }
+    cmd
+}
+
+/// The seed cut in half, with a byte that is not UTF-8, and with its first key line repeated
+/// (a duplicate key).
+fn broken(seed: &[u8]) -> [Vec<u8>; 3] {
+    let half = seed[..seed.len() / 2].to_vec();
+    let mut not_utf8 = seed.to_vec();
+    not_utf8.insert(seed.len() / 3, 0xff);
+    let text = String::from_utf8(seed.to_vec()).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let key = lines
+        .iter()
+        .position(|l| !l.trim_start().starts_with('#') && (l.contains(':') || l.contains('=')))
+        .unwrap();
+    lines.insert(key, lines[key]);
+    [half, not_utf8, (lines.join("\n") + "\n").into_bytes()]
+}
+
+#[test]
+fn a_broken_summary_exits_one_naming_it() {
+    let seed = std::fs::read(root().join("testdata/fuzz/aisimulate_summary.json")).unwrap();
+    for bad in broken(&seed) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("aisimulate_summary.json"), bad).unwrap();
+        xtask(dir.path())
+            .args([
+                "oracle",
+                "error-definition",
+                "--summary",
+                "aisimulate_summary.json",
+            ])
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains("aisimulate_summary.json"));
+    }
+}
+
+#[test]
+fn a_broken_manifest_exits_one_naming_it() {
+    let seed = std::fs::read(root().join("harness/figures.yaml")).unwrap();
+    for bad in broken(&seed) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("figures.yaml"), bad).unwrap();
+        xtask(dir.path())
+            .args(["reproduce", "--manifest", "figures.yaml"])
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains("figures.yaml"));
+    }
+}
+
+#[test]
+fn a_broken_lock_exits_one_naming_it() {
+    let seed = std::fs::read(root().join("lockfiles/upstream.lock")).unwrap();
+    for bad in broken(&seed) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("upstream.lock"), bad).unwrap();
+        xtask(dir.path())
+            .args(["lock", "verify", "--lockfile", "upstream.lock"])
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains("upstream.lock"));
+    }
+}
+
+#[test]
+fn a_broken_corpus_file_exits_one_naming_it() {
+    let fuzz = root().join("testdata/fuzz");
+    for name in [
+        "aisimulate_e2e.json",
+        "inferencex_absolutes.json",
+        "inferencex_engine_settings.json",
+        "scoreable.json",
+    ] {
+        for bad in broken(&std::fs::read(fuzz.join(name)).unwrap()) {
+            let dir = tempfile::tempdir().unwrap();
+            let m = dir.path().join("m");
+            std::fs::create_dir(&m).unwrap();
+            for other in [
+                "aisimulate_e2e.json",
+                "inferencex_absolutes.json",
+                "inferencex_engine_settings.json",
+                "scoreable.json",
+            ] {
+                std::fs::copy(fuzz.join(other), m.join(other)).unwrap();
+            }
+            std::fs::write(m.join(name), bad).unwrap();
+            let s = dir.path().join("s");
+            std::fs::create_dir(&s).unwrap();
+            std::fs::copy(fuzz.join("scenario.yaml"), s.join("x.yaml")).unwrap();
+            xtask(dir.path())
+                .args(["score", "--measurements", "m", "--scenarios", "s"])
+                .assert()
+                .code(1)
+                .stderr(predicate::str::contains(name));
+        }
+    }
+}

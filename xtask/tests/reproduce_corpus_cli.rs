@@ -1,0 +1,121 @@
+//! `cargo xtask reproduce` on the team's corpora and vendored trees. Without BLIS_MEASUREMENTS
+//! (or without the vendored trees) each trial is reported ignored with the reason; under
+//! CI=true, where `.ci/run` supplies both, a missing input fails the trial instead.
+
+use assert_cmd::Command;
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+
+fn main() {
+    let args = Arguments::from_args();
+    let trials = vec![
+        Trial::ignorable_test("reproduce/corpus/every-corpus-figure-reproduces", || {
+            with_team_inputs(every_corpus_figure_reproduces)
+        }),
+        Trial::ignorable_test(
+            "reproduce/corpus/an-edited-published-total-exits-one-naming-it",
+            || with_team_inputs(an_edited_published_total_exits_one_naming_it),
+        ),
+    ];
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The team's corpora and the vendored trees, or why they are not here.
+fn team_inputs() -> Result<PathBuf, String> {
+    let corpora = std::env::var_os("BLIS_MEASUREMENTS")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .ok_or("needs BLIS_MEASUREMENTS (the team's corpora)")?;
+    let trees = workspace_root().join("testdata");
+    if !["catalog", "registry", "scenarios"]
+        .iter()
+        .all(|t| trees.join(t).is_dir())
+    {
+        return Err(
+            "needs the vendored trees (`cargo xtask vendor --from ../shared/blis-artifacts`)"
+                .into(),
+        );
+    }
+    Ok(corpora)
+}
+
+fn with_team_inputs(test: fn(&Path) -> Result<(), Failed>) -> Result<Completion, Failed> {
+    match team_inputs() {
+        Ok(corpora) => test(&corpora).map(|()| Completion::Completed),
+        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
+            Err(format!("CI=true but this trial {why}; .ci/run supplies both").into())
+        }
+        Err(why) => Ok(Completion::ignored_with(why)),
+    }
+}
+
+fn reproduce(corpora: &Path) -> Command {
+    let trees = workspace_root().join("testdata");
+    let mut cmd = Command::cargo_bin("xtask").unwrap();
+    cmd.current_dir(std::env::temp_dir());
+    for var in [
+        "BLIS_BIN",
+        "BLIS_CATALOG",
+        "BLIS_REGISTRY",
+        "BLIS_SCENARIOS",
+        "BLIS_IGNORE_VENDORED",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.args(["reproduce", "--measurements"]).arg(corpora);
+    for tree in ["catalog", "registry", "scenarios"] {
+        cmd.arg(format!("--{tree}")).arg(trees.join(tree));
+    }
+    cmd
+}
+
+fn every_corpus_figure_reproduces(corpora: &Path) -> Result<(), Failed> {
+    reproduce(corpora)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::is_match(r"(?m)^ok +inputs/lock-verify").unwrap())
+        .stdout(
+            predicate::str::is_match(
+                r"(?m)^ok +error-definition/aisimulate-tpot-shape-anchor-excluded  10\.05",
+            )
+            .unwrap(),
+        )
+        .stdout(
+            predicate::str::is_match(r"(?m)^ok +headline-measured/all/aic/tpot-shape  12\.00")
+                .unwrap(),
+        )
+        .stdout(predicate::str::contains(" 0 mismatched,"));
+    Ok(())
+}
+
+fn an_edited_published_total_exits_one_naming_it(corpora: &Path) -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let text = std::fs::read_to_string(workspace_root().join("harness/figures.yaml"))?;
+    let from = r#"expect: {number: "10.05"}"#;
+    if !text.contains(from) {
+        return Err(format!("the manifest no longer contains {from:?}").into());
+    }
+    let manifest = dir.path().join("figures.yaml");
+    std::fs::write(
+        &manifest,
+        text.replacen(from, r#"expect: {number: "10.06"}"#, 1),
+    )?;
+    reproduce(corpora)
+        .arg("--manifest")
+        .arg(&manifest)
+        .args(["--only", "error-definition/aisimulate-tpot-shape-anchor-excluded"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "MISMATCH error-definition/aisimulate-tpot-shape-anchor-excluded  published 10.06, ours 10.05",
+        ));
+    Ok(())
+}
