@@ -243,7 +243,7 @@ fn report_html_writes_one_chart_per_scored_sweep_and_is_byte_identical_twice() {
 fn report_html_is_not_written_when_the_corpora_are_missing() {
     let dir = tempfile::tempdir().unwrap();
     xtask(dir.path())
-        .args(["score", "--scenarios", ".", "--report-html", "r.html"])
+        .args(["score", "--report-html", "r.html"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("BLIS_MEASUREMENTS"));
