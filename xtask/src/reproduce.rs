@@ -32,17 +32,24 @@ pub struct Args {
     /// Internal: compute one task in this process and print its rendering as JSON.
     #[arg(long, hide = true, value_name = "TASK")]
     render_task: Option<String>,
+    /// Internal: with --render-task, read and write no BLIS point cache (the second rendering
+    /// must compute, not replay the first).
+    #[arg(long, hide = true, requires = "render_task")]
+    render_uncached: bool,
 }
 
 pub fn run(args: Args) -> Result<u8> {
     let manifest_path = args.manifest.clone().unwrap_or_else(gate::manifest_path);
     let cx = Context { inputs: args.inputs.resolve(), manifest: manifest_path.clone() };
     if let Some(task) = &args.render_task {
+        if args.render_uncached {
+            harness::blis::disable_cache_in_this_process();
+        }
         print!("{}", InProcess(&cx).render(task)?);
         return Ok(exit::OK);
     }
     let manifest = Manifest::load(&manifest_path)?;
-    let renderer = ChildProcess { args: &args, manifest: &manifest_path };
+    let renderer = ChildProcess { args: &args, manifest: &manifest_path, rendered: Default::default() };
     let on_terminal = std::io::stderr().is_terminal();
     let mut progress = |done: usize, total: usize, task: &str| {
         if on_terminal {
@@ -76,9 +83,12 @@ pub fn run(args: Args) -> Result<u8> {
 }
 
 /// Renders a task in a fresh process of this same binary, so two renderings share no state.
+/// The second rendering of a task runs with the BLIS point cache off, so a `blis` task is
+/// really computed twice (the first may be served from an earlier run's cache).
 struct ChildProcess<'a> {
     args: &'a Args,
     manifest: &'a PathBuf,
+    rendered: std::cell::RefCell<std::collections::BTreeSet<String>>,
 }
 
 impl Renderer for ChildProcess<'_> {
@@ -86,6 +96,9 @@ impl Renderer for ChildProcess<'_> {
         let exe = std::env::current_exe().context("locating the xtask binary")?;
         let mut cmd = Command::new(exe);
         cmd.arg("reproduce").arg("--render-task").arg(task).arg("--manifest").arg(self.manifest);
+        if !self.rendered.borrow_mut().insert(task.to_string()) {
+            cmd.arg("--render-uncached");
+        }
         let i = &self.args.inputs;
         for (flag, value) in [
             ("--measurements", &i.measurements),

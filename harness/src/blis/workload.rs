@@ -1,40 +1,40 @@
-//! The `workload.yaml` of one point (REFERENCE.md section 7 and section 2).
+//! The `workload.yaml` of one point, in the form a real `blis` reads.
 //!
-//! The InferenceX benchmark sends `2N` warm-up requests that are copies of request 0, then
-//! `10N` measured requests, through an N-wide closed loop. The fixture vectors for a point hold
-//! exactly the `10N` measured lengths (`num_prompts`), in draw order. So the spec's length
-//! sequences are `2N` copies of element 0 followed by the `10N` fixture elements, and BLIS
-//! issues them in that order. The lengths are stated as explicit per-request sequences
-//! (`type: sequence`) rather than upstream's uniform empirical PDF, following the
-//! reproduction manual's later protocol of fixed numpy seed-0 vectors.
+//! The spec follows inference-sim's `sim/workload/spec.go` (`WorkloadSpec`, `ClientSpec`,
+//! `DistSpec`; read with unknown fields refused) and the shape upstream's kernel-model harness
+//! gives a benchmark point (`sim/kernelmodel/harness/workload.go` in the public repository):
+//! one closed-loop client at concurrency N, `2N` warm-up plus `10N` measured requests, input and
+//! output lengths drawn from an `empirical` PDF that is uniform over `[int(0.8 x len), len]`.
+//! A concurrency client needs an `arrival.process` field to parse but never samples it
+//! (spec.go validates the process only when `concurrency` is 0), so `poisson` is written.
+//! `concurrency` and `rate_fraction` are mutually exclusive in the real reader; `rate_fraction`
+//! is left out.
 //!
-//! The field names beyond what section 7 lists (`warmup_requests`, `type: sequence`,
-//! `params.values`) are this project's decision; a maintainer whose `blis` spells them
-//! differently changes `workload_spec` only (see docs/blis-arm.md).
+//! The numpy per-request vectors of a point are not expressible in this form (the real spec
+//! has no per-request list type); they stay in `PointSpec` for the cache key's sake only.
 
 use super::PointSpec;
 use anyhow::{ensure, Context, Result};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 #[derive(Serialize)]
-struct Spec<'a> {
+struct Spec {
     version: &'static str,
     seed: u64,
     category: &'static str,
-    num_requests: usize,
-    clients: [Client<'a>; 1],
+    num_requests: u64,
+    clients: [Client; 1],
 }
 
 #[derive(Serialize)]
-struct Client<'a> {
+struct Client {
     id: &'static str,
     concurrency: u32,
     arrival: Arrival,
-    prefix_length: u32,
+    input_distribution: Dist,
+    output_distribution: Dist,
     streaming: bool,
-    warmup_requests: usize,
-    input_distribution: Sequence<'a>,
-    output_distribution: Sequence<'a>,
 }
 
 #[derive(Serialize)]
@@ -43,32 +43,29 @@ struct Arrival {
 }
 
 #[derive(Serialize)]
-struct Sequence<'a> {
+struct Dist {
     #[serde(rename = "type")]
     kind: &'static str,
-    params: Values<'a>,
+    /// Length (as the string key the Go reader parses with `%d`) to probability.
+    params: BTreeMap<String, f64>,
 }
 
-#[derive(Serialize)]
-struct Values<'a> {
-    values: &'a [u32],
+/// The uniform PDF over `[int(0.8 x len), len]`, keys in numeric order.
+pub fn uniform_pdf(len: u32) -> Vec<(u32, f64)> {
+    let low = (f64::from(len) * 0.8) as u32;
+    let p = 1.0 / f64::from(len - low + 1);
+    (low..=len).map(|l| (l, p)).collect()
 }
 
-/// Warm-up copies of request 0, then the measured requests.
-pub fn with_warmup(measured: &[u32], concurrency: u32) -> Vec<u32> {
-    let warmup = 2 * concurrency as usize;
-    let mut all = Vec::with_capacity(warmup + measured.len());
-    if let Some(&first) = measured.first() {
-        all.extend(std::iter::repeat_n(first, warmup));
-    }
-    all.extend_from_slice(measured);
-    all
+fn empirical(len: u32) -> Dist {
+    Dist { kind: "empirical", params: uniform_pdf(len).into_iter().map(|(l, p)| (l.to_string(), p)).collect() }
 }
 
 /// Checks the point's vectors against its concurrency: `10N` measured lengths each, positive.
 pub fn check_lengths(point: &PointSpec) -> Result<()> {
     let n = point.concurrency as usize;
     ensure!(point.concurrency > 0, "concurrency must be positive");
+    ensure!(point.isl > 0 && point.osl > 0, "isl and osl must be positive");
     for (name, v) in [("input_lens", &point.input_lens), ("output_lens", &point.output_lens)] {
         ensure!(
             v.len() == 10 * n,
@@ -81,25 +78,26 @@ pub fn check_lengths(point: &PointSpec) -> Result<()> {
     Ok(())
 }
 
+/// Requests one point injects: `2N` warm-up and `10N` measured.
+pub fn total_requests(concurrency: u32) -> u64 {
+    12 * u64::from(concurrency)
+}
+
 /// The workload spec's text for one point.
 pub fn workload_spec(point: &PointSpec) -> Result<String> {
     check_lengths(point)?;
-    let inputs = with_warmup(&point.input_lens, point.concurrency);
-    let outputs = with_warmup(&point.output_lens, point.concurrency);
     let spec = Spec {
         version: "v1",
         seed: point.seed,
         category: "language",
-        num_requests: inputs.len(),
+        num_requests: total_requests(point.concurrency),
         clients: [Client {
             id: "inferencex-closed-loop",
             concurrency: point.concurrency,
-            arrival: Arrival { process: "closed_loop" },
-            prefix_length: 0,
+            arrival: Arrival { process: "poisson" },
+            input_distribution: empirical(point.isl),
+            output_distribution: empirical(point.osl),
             streaming: true,
-            warmup_requests: 2 * point.concurrency as usize,
-            input_distribution: Sequence { kind: "sequence", params: Values { values: &inputs } },
-            output_distribution: Sequence { kind: "sequence", params: Values { values: &outputs } },
         }],
     };
     serde_yaml::to_string(&spec).context("encoding the workload spec")
