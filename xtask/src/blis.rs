@@ -32,6 +32,9 @@ pub struct RunArgs {
     /// Per-point progress lines on stderr [default: auto = lines on a terminal, else failures only]
     #[arg(long, value_enum, default_value_t = Progress::Auto)]
     pub progress: Progress,
+    /// Write every point's record (exact command line, workload SHA-256, result) as JSON to FILE
+    #[arg(long, value_name = "FILE")]
+    pub report_json: Option<PathBuf>,
     /// Working directory of `blis run` (the blis checkout, for defaults.yaml) [default: the binary's directory]
     #[arg(long, value_name = "DIR")]
     pub blis_root: Option<PathBuf>,
@@ -63,6 +66,14 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
 }
 
 impl RunArgs {
+    /// `--report-json FILE`: the point records, written atomically.
+    pub fn write_report(&self, opts: &RunOptions, outcomes: &[blis::PointOutcome]) -> Result<(), TaskError> {
+        if let Some(path) = &self.report_json {
+            harness::atomic::write(path, blis::outcomes_json(&opts.binary, outcomes).as_bytes())?;
+        }
+        Ok(())
+    }
+
     /// The run options, or a refusal naming the missing input (binary, catalog, registry).
     pub fn options(&self, inputs: &Inputs, needed_for: &str) -> Result<RunOptions, TaskError> {
         let binary = blis::binary::require(inputs, needed_for)?;
@@ -173,6 +184,7 @@ fn run_file(path: &std::path::Path, args: &RunArgs, inputs: &Inputs) -> Result<u
     }
     finish(args.options(inputs, "running BLIS points").and_then(|opts| {
         let report = blis::run_points(&points, &opts)?;
+        args.write_report(&opts, &report.outcomes)?;
         print!("{}", blis::render_outcomes(&report.outcomes));
         Ok(report.summary.failed == 0)
     }))
@@ -192,6 +204,7 @@ pub fn score_arm(
     let opts = args.options(inputs, needed_for)?;
     let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?;
     let col = blis::arm::column(corpora, scenarios, scenarios_dir, selection, &opts)?;
+    args.write_report(&opts, &col.outcomes)?;
     for note in col.notes.iter().filter(|n| !n.contains("not modelled by this release")) {
         eprintln!("blis: no value: {note}");
     }

@@ -236,3 +236,27 @@ fn the_gate_renders_a_blis_task_twice_and_the_second_time_uncached() {
     let runs = std::fs::read_to_string(dir.path().join("runs.log")).unwrap_or_default();
     assert_eq!(runs.lines().count(), 2, "expected the 2 points run once, by the uncached rendering");
 }
+
+#[test]
+fn the_json_report_records_each_point_command_line_and_workload_hash() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    xtask(dir.path())
+        .args(["score", "--measurements", "measurements", "--scenarios", "scenarios", "--catalog", "catalog"])
+        .args(["--registry", "registry", "--no-cache", "--report-json", "points.json", "--blis"])
+        .arg(double())
+        .assert()
+        .success();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("points.json")).unwrap()).unwrap();
+    let points = report["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    for p in points {
+        let run = &p["run"];
+        let command: Vec<&str> = run["command"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+        assert!(command[0].ends_with("blis-double") && command[1] == "run", "{command:?}");
+        assert!(command.contains(&"<point-dir>/workload.yaml"), "{command:?}");
+        assert_eq!(run["workload_sha256"].as_str().unwrap().len(), 64);
+        assert!(p["result"]["ok"]["tpot_ms"].as_f64().unwrap() > 0.0, "{p}");
+    }
+}

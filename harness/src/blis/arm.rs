@@ -118,6 +118,8 @@ pub struct Column {
     /// Sweeps with at least one point the release cannot model (left out and counted).
     pub not_modelled_sweeps: usize,
     pub modelled_sweeps: usize,
+    /// Every planned point's outcome, in plan order (for `--report-json`).
+    pub outcomes: Vec<super::PointOutcome>,
 }
 
 /// The BLIS column over a selection: every point planned, run or served from the cache with
@@ -180,7 +182,8 @@ pub fn column(
     let modelled_sweeps = sweeps.len() - not_modelled_sweeps;
     let succeeded = report.outcomes.iter().filter(|o| o.result.is_ok()).count();
     let failed = report.summary.failed;
-    Ok(Column { arm, notes, sweep_notes, succeeded, failed, not_modelled_sweeps, modelled_sweeps })
+    let outcomes = report.outcomes;
+    Ok(Column { arm, notes, sweep_notes, succeeded, failed, not_modelled_sweeps, modelled_sweeps, outcomes })
 }
 
 /// The headline table for the release gate, with the BLIS column when a binary is supplied

@@ -626,6 +626,39 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
     Ok(RunReport { outcomes, summary })
 }
 
+/// Every point's record as JSON (`--report-json`): its key and label, how it is run (dialect,
+/// exact arguments with `<point-dir>`, workload SHA-256, settings without a flag) and its
+/// result or failure. Enough to re-run any point by hand (docs/blis-arm.md). No times.
+pub fn outcomes_json(binary: &Path, outcomes: &[PointOutcome]) -> String {
+    use serde_json::json;
+    let points: Vec<serde_json::Value> = outcomes
+        .iter()
+        .map(|o| {
+            let result = match &o.result {
+                Ok(m) => json!({"ok": m}),
+                Err(f) => json!({"failed": {"kind": format!("{:?}", f.kind), "reason": f.reason, "stderr_tail": f.stderr_tail}}),
+            };
+            json!({
+                "key": o.key,
+                "label": o.label,
+                "cached": o.cached,
+                "run": o.run,
+                "result": result,
+            })
+        })
+        .collect();
+    let digest = binary::digest(binary).unwrap_or_default();
+    let mut text = serde_json::to_string_pretty(&json!({
+        "binary": binary.display().to_string(),
+        "binary_sha256": digest,
+        "points": points,
+        "schema": 1,
+    }))
+    .expect("point records always serialise");
+    text.push('\n');
+    text
+}
+
 /// A deterministic table of outcomes: one line per point in the given order, the full
 /// precision of each float, no times and no paths. What the shard and worker-count tests
 /// compare byte for byte, and what `cargo xtask blis run` prints.
