@@ -192,3 +192,17 @@ fn a_50_mb_stderr_line_leaves_a_bounded_tail() {
     );
     assert_eq!(f.stderr_tail[1], "blis-double: the last line");
 }
+
+#[test]
+fn per_request_vectors_without_a_replay_route_are_not_modelled() {
+    let checkout = Checkout::new();
+    for opts in [checkout.options(None), checkout.flag_options(None)] {
+        let p = harness::blis::PointSpec {
+            form: harness::blis::workload::LengthForm::Vectors,
+            ..point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0)
+        };
+        let f = one(&opts, p).result.unwrap_err();
+        assert_eq!(f.kind, FailureKind::NotModelled);
+        assert!(f.reason.contains("need TraceV2 replay"), "{}", f.reason);
+    }
+}

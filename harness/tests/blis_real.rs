@@ -35,6 +35,7 @@ fn main() {
         ("real/not-modelled/unknown-hardware".into(), Box::new(not_modelled_hardware)),
         ("real/not-modelled/no-model-config".into(), Box::new(not_modelled_model)),
         ("real/determinism/bit-identical".into(), Box::new(determinism)),
+        ("real/trace-v2/vectors-replayed-request-by-request".into(), Box::new(vectors_replayed)),
         (RELEASE_TRIAL.into(), Box::new(release_figures)),
     ];
     for (name, spec, accepted) in blis_support::spec_parity_cases() {
@@ -183,6 +184,56 @@ fn known_answer_ttft(bin: &Path) -> Result<(), Failed> {
     let mean = after.iter().sum::<f64>() / after.len() as f64;
     if mean.to_bits() != m.tpot_ms.to_bits() {
         return Err(fail(format!("tpot {} vs {mean}", m.tpot_ms)));
+    }
+    Ok(())
+}
+
+/// The vectors form: the numpy lengths reach the simulator request by request through
+/// `blis replay`, and the recorded command re-run by hand writes the same metrics file.
+fn vectors_replayed(bin: &Path) -> Result<(), Failed> {
+    let s = setup(bin);
+    let p = PointSpec { form: blis::workload::LengthForm::Vectors, ..llama_point(&s) };
+    let report = run_points(std::slice::from_ref(&p), &s.opts)?;
+    let o = report.outcomes.into_iter().next().unwrap();
+    let m = o.result.map_err(|f| fail(format!("{:?}: {} {:?}", f.kind, f.reason, f.stderr_tail)))?;
+    let run = o.run.ok_or_else(|| fail("no recorded run"))?;
+    if run.command.get(1).map(String::as_str) != Some("replay") {
+        return Err(fail(format!("{:?}", run.command)));
+    }
+    let (header, data) = blis::workload::trace_v2(&p)?;
+    if sha(format!("{header}{data}").as_bytes()) != run.workload_sha256 {
+        return Err(fail("the recorded workload hash is not the trace's"));
+    }
+    let by_hand = tempfile::tempdir().unwrap();
+    std::fs::write(by_hand.path().join("trace.yaml"), header).unwrap();
+    std::fs::write(by_hand.path().join("trace.csv"), data).unwrap();
+    let args: Vec<String> =
+        run.command[1..].iter().map(|a| a.replace(POINT_DIR, &by_hand.path().display().to_string())).collect();
+    let out = std::process::Command::new(&run.command[0]).args(&args).current_dir(root(bin)).output()?;
+    if !out.status.success() {
+        return Err(fail(format!("by hand: {}", String::from_utf8_lossy(&out.stderr))));
+    }
+    let text = std::fs::read_to_string(by_hand.path().join("metrics.json"))?;
+    if sha(text.as_bytes()) != m.metrics_sha256 {
+        return Err(fail("the metrics file written by hand differs from the arm's run"));
+    }
+    // Every request ran with the lengths it was given: 2N copies of request 0, then the vectors.
+    let raw: serde_json::Value = serde_json::from_str(&text)?;
+    let mut got: Vec<(u64, u64)> = raw["requests"]
+        .as_array()
+        .ok_or_else(|| fail("no requests"))?
+        .iter()
+        .map(|r| (r["num_prefill_tokens"].as_u64().unwrap_or(0), r["num_decode_tokens"].as_u64().unwrap_or(0)))
+        .collect();
+    let n = 2 * p.concurrency as usize;
+    let mut want: Vec<(u64, u64)> = std::iter::repeat_n((p.input_lens[0], p.output_lens[0]), n)
+        .chain(p.input_lens.iter().copied().zip(p.output_lens.iter().copied()))
+        .map(|(i, o)| (u64::from(i), u64::from(o)))
+        .collect();
+    got.sort();
+    want.sort();
+    if got != want {
+        return Err(fail(format!("replayed lengths differ: {got:?} vs {want:?}")));
     }
     Ok(())
 }

@@ -36,6 +36,7 @@ impl Checkout {
                 seed: 0,
                 input_lens: (0..10 * c).map(|i| 100 + i % 29).collect(),
                 output_lens: (0..10 * c).map(|i| 20 + i % 13).collect(),
+                form: Default::default(),
             })
             .collect();
         std::fs::write(dir.path().join("points.json"), serde_json::to_string(&points).unwrap()).unwrap();
@@ -192,6 +193,7 @@ fn a_run_killed_midway_leaves_a_consistent_cache() {
             seed: u64::from(i),
             input_lens: (0..80).map(|k| 900 + (k * 7 + i) % 100).collect(),
             output_lens: (0..80).map(|k| 200 + (k * 3 + i) % 50).collect(),
+            form: Default::default(),
         })
         .collect();
     std::fs::write(checkout.path("points.json"), serde_json::to_string(&points).unwrap()).unwrap();

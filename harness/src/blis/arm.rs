@@ -287,13 +287,24 @@ pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOpti
     plan.points.retain(|(k, _)| keep(k));
     plan.unplannable.retain(|(k, _)| keep(k));
     let keys: Vec<PointKey> = plan.points.iter().map(|(k, _)| k.clone()).collect();
-    let base: Vec<PointSpec> = plan.points.iter().map(|(_, s)| s.clone()).collect();
     let opts = run.unwrap_or_else(|| {
         let mut opts = RunOptions::new(binary, catalog, registry);
         opts.progress = super::ProgressMode::Quiet;
         opts
     });
-    let reseed = |p: &PointSpec, seed: u64| fixtures.reseed(p, seed);
+    // The seed rows are defined by the numpy vectors: they reach the simulator only through
+    // TraceV2 replay, where the binary offers it; otherwise every row uses the uniform PDF.
+    let digest = super::binary::digest(&opts.binary)?;
+    let form = match super::Target::detect(&opts, &digest)? {
+        super::Target::Flags(release) if release.replay => super::workload::LengthForm::Vectors,
+        _ => super::workload::LengthForm::Uniform,
+    };
+    let base: Vec<PointSpec> = plan.points.iter().map(|(_, s)| PointSpec { form, ..s.clone() }).collect();
+    let reseed = |p: &PointSpec, seed: u64| fixtures.reseed(p, seed).map(|r| PointSpec { form: p.form, ..r });
+    let lengths_line = match form {
+        super::workload::LengthForm::Vectors => format!("lengths: {}", super::workload::TRACE_CAVEAT),
+        super::workload::LengthForm::Uniform => "lengths: this binary offers no TraceV2 replay, so every row states lengths as the workload spec's uniform PDF and numpy seed k is the simulator's own draw at seed k, not the numpy vectors".to_string(),
+    };
     let score = |_: &[PointSpec], outcomes: &[PointOutcome]| -> anyhow::Result<super::sensitivity::RowScore> {
         let arms = [arm_values(&keys, outcomes, &plan.unplannable)];
         let scored = crate::score::score(&corpora, &scenarios, &arms, &selection);
@@ -308,8 +319,7 @@ pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOpti
     let table = super::sensitivity::sensitivity(&base, &reseed, &opts, &score)?;
     let mut out = table.output();
     out.report = format!(
-        "BLIS sensitivity: {} monotone vLLM sweeps, {} points ({} not runnable)\n\
-         seed rows: the workload spec a real release reads states lengths as a uniform PDF, not as per-request vectors, so numpy seed k is the simulator's own draw at seed k (the numpy vectors need TraceV2 replay, which this arm does not write yet)\n{}",
+        "BLIS sensitivity: {} monotone vLLM sweeps, {} points ({} not runnable)\n{lengths_line}\n{}",
         monotone.len(),
         base.len() + plan.unplannable.len(),
         plan.unplannable.len(),

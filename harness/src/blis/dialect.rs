@@ -103,21 +103,49 @@ pub fn detect_with_flags(
     if let Some(d) = DETECTED.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).get(&key) {
         return Ok(d.clone());
     }
+    let help = help_text(binary, cwd, env, "run")?;
+    let dialect = from_help(&help).map_err(|e| format!("{}: {e}", binary.display()))?;
+    let found = (dialect, listed_flags(&help));
+    DETECTED.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).insert(key, found.clone());
+    Ok(found)
+}
+
+static REPLAY: Mutex<Option<HashMap<DialectKey, bool>>> = Mutex::new(None);
+
+/// Whether `blis replay --help` lists the TraceV2 flags the arm's vectors form needs
+/// (`--trace-header --trace-data --session-mode`; inference-sim's `cmd/replay.go`). Once per
+/// binary digest and environment in this process; a binary without the subcommand is `false`.
+pub fn replay_supported(binary: &Path, digest: &str, cwd: &Path, env: &[(String, String)]) -> bool {
+    let key = (digest.to_string(), env.to_vec());
+    if let Some(r) = REPLAY.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).get(&key) {
+        return *r;
+    }
+    let help = help_text(binary, cwd, env, "replay").unwrap_or_default();
+    let flags = listed_flags(&help);
+    let supported = ["--trace-header", "--trace-data", "--session-mode", "--metrics-path", "--seed"]
+        .iter()
+        .all(|f| flags.iter().any(|g| g == f));
+    REPLAY.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).insert(key, supported);
+    supported
+}
+
+/// `blis <command> --help`, stdout and stderr, at most 1 MiB of each, within 60 s.
+fn help_text(binary: &Path, cwd: &Path, env: &[(String, String)], command: &str) -> Result<String, String> {
     let dir = tempfile::Builder::new().prefix("blis-help-").tempdir().map_err(|e| e.to_string())?;
     let run = super::pool::ChildRun {
         program: binary,
-        args: vec!["run".into(), "--help".into()],
+        args: vec![command.into(), "--help".into()],
         cwd,
         env,
         timeout: Duration::from_secs(60),
         stderr_path: dir.path().join("stderr.txt"),
         stdout_path: Some(dir.path().join("stdout.txt")),
     };
-    let end = super::pool::run_child(&run).map_err(|e| format!("running `{} run --help`: {e}", binary.display()))?;
+    let end =
+        super::pool::run_child(&run).map_err(|e| format!("running `{} {command} --help`: {e}", binary.display()))?;
     if !matches!(end, super::pool::ChildEnd::Exited(_)) {
-        return Err(format!("`{} run --help` did not finish within 60 s", binary.display()));
+        return Err(format!("`{} {command} --help` did not finish within 60 s", binary.display()));
     }
-    // Help texts are a few kilobytes; read at most 1 MiB of each stream.
     let read = |name: &str| {
         use std::io::Read;
         let mut text = Vec::new();
@@ -126,11 +154,7 @@ pub fn detect_with_flags(
         }
         String::from_utf8_lossy(&text).into_owned()
     };
-    let help = read("stdout.txt") + "\n" + &read("stderr.txt");
-    let dialect = from_help(&help).map_err(|e| format!("{}: {e}", binary.display()))?;
-    let found = (dialect, listed_flags(&help));
-    DETECTED.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).insert(key, found.clone());
-    Ok(found)
+    Ok(read("stdout.txt") + "\n" + &read("stderr.txt"))
 }
 
 /// What a flag-dialect release ships beside its binary (its working directory).
@@ -145,10 +169,12 @@ pub struct Release {
     digest: String,
     /// Every flag `blis run --help` lists (optional settings are passed only when listed).
     flags: Vec<String>,
+    /// `blis replay` takes TraceV2 files (the route for per-request length vectors).
+    pub replay: bool,
 }
 
 impl Release {
-    pub fn load(root: &Path, flags: Vec<String>) -> Result<Release> {
+    pub fn load(root: &Path, flags: Vec<String>, replay: bool) -> Result<Release> {
         let hw_path = root.join("hardware_config.json");
         let hw_text = std::fs::read_to_string(&hw_path).with_context(|| format!("reading {}", hw_path.display()))?;
         let hw: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&hw_text)
@@ -174,6 +200,7 @@ impl Release {
             known_models,
             digest: hex(&h.finalize()),
             flags,
+            replay,
         })
     }
 }

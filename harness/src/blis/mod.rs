@@ -53,6 +53,10 @@ pub struct PointSpec {
     /// The `10 x concurrency` measured lengths, in draw order (the fixture vectors).
     pub input_lens: Vec<u32>,
     pub output_lens: Vec<u32>,
+    /// How the lengths reach the simulator: the uniform PDF of the workload spec (default) or
+    /// these vectors through TraceV2 replay (the sensitivity table, when the binary can).
+    #[serde(default)]
+    pub form: workload::LengthForm,
 }
 
 impl PointSpec {
@@ -275,7 +279,11 @@ impl Target {
         Ok(match d {
             dialect::Dialect::Scenario => Target::Scenario,
             dialect::Dialect::Flags => Target::Flags(
-                dialect::Release::load(&opts.blis_root, flags)
+                dialect::Release::load(
+                    &opts.blis_root,
+                    flags,
+                    dialect::replay_supported(&opts.binary, binary_digest, &opts.blis_root, &opts.child_env),
+                )
                     .with_context(|| format!("{} takes the flag dialect; its release files", opts.binary.display()))?,
             ),
         })
@@ -290,6 +298,8 @@ struct Prepared {
     variant: Option<String>,
     /// The deployment flags (flag dialect).
     flags: Vec<String>,
+    /// The TraceV2 header and data (vectors form: `blis replay`).
+    trace: Option<(String, String)>,
     unexpressed: Vec<String>,
     workload: String,
     expected_requests: u64,
@@ -305,7 +315,23 @@ fn prepare(point: &PointSpec, binary_digest: &str, target: &Target) -> Result<Pr
     let text = std::fs::read_to_string(&point.scenario_file)
         .with_context(|| format!("reading scenario {}", point.scenario_file.display()))
         .map_err(input)?;
-    let workload = workload::workload_spec(point).map_err(input)?;
+    let trace = match (point.form, target) {
+        (workload::LengthForm::Uniform, _) => None,
+        (workload::LengthForm::Vectors, Target::Flags(release)) if release.replay => {
+            Some(workload::trace_v2(point).map_err(input)?)
+        }
+        (workload::LengthForm::Vectors, _) => {
+            return Err(PrepareError::NotModelled(
+                "per-request length vectors need TraceV2 replay (`blis replay --trace-header --trace-data \
+                 --session-mode`), which this binary does not offer"
+                    .into(),
+            ))
+        }
+    };
+    let workload = match &trace {
+        Some((header, data)) => format!("{header}{data}"),
+        None => workload::workload_spec(point).map_err(input)?,
+    };
     let scenario_name = point.scenario_name();
     let (variant, flags, unexpressed, keyed) = match target {
         Target::Scenario => {
@@ -326,13 +352,24 @@ fn prepare(point: &PointSpec, binary_digest: &str, target: &Target) -> Result<Pr
     };
     let key = cache::key(binary_digest, &scenario_name, &keyed, &workload, point.seed);
     let expected_requests = workload::total_requests(point.concurrency);
-    Ok(Prepared { key, scenario_name, variant, flags, unexpressed, workload, expected_requests })
+    Ok(Prepared { key, scenario_name, variant, flags, trace, unexpressed, workload, expected_requests })
 }
 
 impl Prepared {
     fn command(&self, dir: &Path, opts: &RunOptions, seed: u64) -> Vec<String> {
         match &self.variant {
             Some(_) => command_line(&self.scenario_name, dir, opts, seed),
+            None if self.trace.is_some() => {
+                // `blis replay` has no --workload-spec and no --timeout (its requests have no
+                // deadline unless the trace gives one).
+                let d = |name: &str| dir.join(name).display().to_string();
+                let mut args = vec!["replay".to_string(), "--trace-header".into(), d("trace.yaml")];
+                args.extend(["--trace-data".into(), d("trace.csv"), "--session-mode".into(), "closed-loop".into()]);
+                args.extend(self.flags.iter().cloned());
+                args.extend(["--seed".into(), seed.to_string(), "--metrics-path".into(), d("metrics.json")]);
+                args.extend(["--log".into(), "error".into()]);
+                args
+            }
             None => {
                 let mut args = vec!["run".to_string()];
                 args.extend(self.flags.iter().cloned());
@@ -401,7 +438,13 @@ fn simulate(prepared: &Prepared, point: &PointSpec, opts: &RunOptions) -> Result
     if let Some(variant) = &prepared.variant {
         std::fs::write(dir.path().join(&prepared.scenario_name), variant).map_err(io)?;
     }
-    std::fs::write(dir.path().join("workload.yaml"), &prepared.workload).map_err(io)?;
+    match &prepared.trace {
+        Some((header, data)) => {
+            std::fs::write(dir.path().join("trace.yaml"), header).map_err(io)?;
+            std::fs::write(dir.path().join("trace.csv"), data).map_err(io)?;
+        }
+        None => std::fs::write(dir.path().join("workload.yaml"), &prepared.workload).map_err(io)?,
+    }
     let stderr_path = dir.path().join("stderr.txt");
     let run = pool::ChildRun {
         program: &opts.binary,

@@ -11,7 +11,7 @@
 //! is left out.
 //!
 //! The numpy per-request vectors of a point are not expressible in this form (the real spec
-//! has no per-request list type); they stay in `PointSpec` for the cache key's sake only.
+//! has no per-request list type): `trace_v2` states them as a TraceV2 replay instead.
 
 use super::PointSpec;
 use anyhow::{ensure, Context, Result};
@@ -101,4 +101,76 @@ pub fn workload_spec(point: &PointSpec) -> Result<String> {
         }],
     };
     serde_yaml::to_string(&spec).context("encoding the workload spec")
+}
+
+/// How a point states its lengths to the simulator.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LengthForm {
+    /// The workload spec's uniform empirical PDF (`blis run --workload-spec`): the default.
+    #[default]
+    Uniform,
+    /// The point's numpy vectors, request by request, as a TraceV2 replay (`blis replay`).
+    Vectors,
+}
+
+/// The TraceV2 columns a release at f90a1e3a reads, in its order (`traceV2Columns`,
+/// `sim/workload/tracev2.go`).
+const TRACE_COLUMNS: [&str; 27] = [
+    "request_id",
+    "client_id",
+    "tenant_id",
+    "slo_class",
+    "session_id",
+    "round_index",
+    "prefix_group",
+    "prefix_length",
+    "streaming",
+    "input_tokens",
+    "output_tokens",
+    "text_tokens",
+    "image_tokens",
+    "audio_tokens",
+    "video_tokens",
+    "reason_ratio",
+    "model",
+    "deadline_us",
+    "server_input_tokens",
+    "arrival_time_us",
+    "send_time_us",
+    "first_chunk_time_us",
+    "last_chunk_time_us",
+    "num_chunks",
+    "status",
+    "error_message",
+    "finish_reason",
+];
+
+/// The one line a report carries when the vectors go through TraceV2 replay.
+pub const TRACE_CAVEAT: &str = "the numpy vectors are replayed as N closed-loop sessions (TraceV2, blis replay --session-mode closed-loop), request i in session i mod N: the benchmark's N slots take the next request in order instead";
+
+/// The TraceV2 header and data of one point: `2N` warm-up copies of request 0, then the `10N`
+/// measured lengths, in order; request i is round `i div N` of session `i mod N`, so the replay
+/// keeps N requests in flight and each completion starts its session's next round. Times are
+/// zero: closed-loop replay derives the follow-ups from completions (think time 0), and the
+/// header's `warm_up_requests` is 0 because the harness cuts the warm-up itself.
+pub fn trace_v2(point: &PointSpec) -> Result<(String, String)> {
+    check_lengths(point)?;
+    let n = point.concurrency as usize;
+    let warmup = 2 * n;
+    let lengths = |v: &[u32]| -> Vec<u32> { std::iter::repeat_n(v[0], warmup).chain(v.iter().copied()).collect() };
+    let (inputs, outputs) = (lengths(&point.input_lens), lengths(&point.output_lens));
+    let header = "trace_version: 3\ntime_unit: microseconds\nmode: generated\nwarm_up_requests: 0\n".to_string();
+    let mut data = TRACE_COLUMNS.join(",") + "\n";
+    for (i, (input, output)) in inputs.iter().zip(&outputs).enumerate() {
+        let (session, round) = (i % n, i / n);
+        // request_id, client_id, tenant_id, slo_class, session_id, round_index, prefix_group,
+        // prefix_length, streaming, input_tokens, output_tokens, text/image/audio/video tokens,
+        // reason_ratio, model, deadline_us, server_input_tokens, four times, num_chunks,
+        // status, error_message, finish_reason.
+        data += &format!(
+            "{i},inferencex-closed-loop,,,slot_{session},{round},,0,true,{input},{output},0,0,0,0,0,,0,0,0,0,0,0,0,ok,,\n"
+        );
+    }
+    Ok((header, data))
 }

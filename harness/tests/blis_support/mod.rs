@@ -126,6 +126,7 @@ pub fn point(scenario: PathBuf, concurrency: u32, seed: u64) -> PointSpec {
         seed,
         input_lens: lengths(256, n, seed * 1000 + u64::from(concurrency)),
         output_lens: lengths(64, n, seed * 1000 + u64::from(concurrency) + 7),
+        form: Default::default(),
     }
 }
 

@@ -47,6 +47,7 @@ pub fn run(args: Args) -> Result<u8> {
                 seed: 0,
                 input_lens: double::synthetic_lengths(1024, n, u64::from(c)),
                 output_lens: double::synthetic_lengths(1024, n, u64::from(c) + 7),
+                form: Default::default(),
             });
         }
     }
