@@ -192,7 +192,11 @@ fn known_answer_ttft(bin: &Path) -> Result<(), Failed> {
 /// `blis replay`, and the recorded command re-run by hand writes the same metrics file.
 fn vectors_replayed(bin: &Path) -> Result<(), Failed> {
     let s = setup(bin);
-    let p = PointSpec { form: blis::workload::LengthForm::Vectors, ..llama_point(&s) };
+    // Long outputs: each session's twelve rounds run past 600 s of simulated time, replay's
+    // default horizon for a trace whose arrivals are all zero.
+    let base = llama_point(&s);
+    let output_lens = base.output_lens.iter().map(|o| 3000 + o).collect();
+    let p = PointSpec { form: blis::workload::LengthForm::Vectors, osl: 3064, output_lens, ..base };
     let report = run_points(std::slice::from_ref(&p), &s.opts)?;
     let o = report.outcomes.into_iter().next().unwrap();
     let m = o.result.map_err(|f| fail(format!("{:?}: {} {:?}", f.kind, f.reason, f.stderr_tail)))?;

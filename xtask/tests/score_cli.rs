@@ -174,6 +174,10 @@ fn zero_jobs_or_zero_timeout_is_a_usage_error() {
 
 #[test]
 fn an_empty_blis_flag_is_a_usage_error_and_an_empty_variable_a_refusal() {
+    // The code and docs/blis-arm.md must agree (the docs once promised exit 2 for both).
+    let docs = std::fs::read_to_string(harness::paths::workspace_root().join("docs/blis-arm.md")).unwrap();
+    assert!(docs.contains("An empty `--blis \"\"` is a\n  usage error (exit 64)"), "docs/blis-arm.md must say --blis \"\" exits 64");
+    assert!(docs.contains("or an\n  empty `BLIS_BIN`, is refused"), "docs/blis-arm.md must say an empty BLIS_BIN is refused");
     let dir = tempfile::tempdir().unwrap();
     xtask(dir.path()).args(["blis", "determinism", "--blis", ""]).assert().code(64);
     xtask(dir.path())

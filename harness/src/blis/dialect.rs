@@ -113,7 +113,7 @@ pub fn detect_with_flags(
 static REPLAY: Mutex<Option<HashMap<DialectKey, bool>>> = Mutex::new(None);
 
 /// Whether `blis replay --help` lists the TraceV2 flags the arm's vectors form needs
-/// (`--trace-header --trace-data --session-mode`; inference-sim's `cmd/replay.go`). Once per
+/// (`--trace-header --trace-data --session-mode --horizon`; inference-sim's `cmd/replay.go`). Once per
 /// binary digest and environment in this process; a binary without the subcommand is `false`.
 pub fn replay_supported(binary: &Path, digest: &str, cwd: &Path, env: &[(String, String)]) -> bool {
     let key = (digest.to_string(), env.to_vec());
@@ -122,7 +122,7 @@ pub fn replay_supported(binary: &Path, digest: &str, cwd: &Path, env: &[(String,
     }
     let help = help_text(binary, cwd, env, "replay").unwrap_or_default();
     let flags = listed_flags(&help);
-    let supported = ["--trace-header", "--trace-data", "--session-mode", "--metrics-path", "--seed"]
+    let supported = ["--trace-header", "--trace-data", "--session-mode", "--horizon", "--metrics-path", "--seed"]
         .iter()
         .all(|f| flags.iter().any(|g| g == f));
     REPLAY.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).insert(key, supported);

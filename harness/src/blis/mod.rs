@@ -361,11 +361,14 @@ impl Prepared {
             Some(_) => command_line(&self.scenario_name, dir, opts, seed),
             None if self.trace.is_some() => {
                 // `blis replay` has no --workload-spec and no --timeout (its requests have no
-                // deadline unless the trace gives one).
+                // deadline unless the trace gives one). Its horizon defaults to twice the latest
+                // trace arrival, 600 s when all are zero (`cmd/replay.go`,
+                // computeHorizonFromMaxArrival): long points need the largest tick instead.
                 let d = |name: &str| dir.join(name).display().to_string();
                 let mut args = vec!["replay".to_string(), "--trace-header".into(), d("trace.yaml")];
                 args.extend(["--trace-data".into(), d("trace.csv"), "--session-mode".into(), "closed-loop".into()]);
                 args.extend(self.flags.iter().cloned());
+                args.extend(["--horizon".into(), i64::MAX.to_string()]);
                 args.extend(["--seed".into(), seed.to_string(), "--metrics-path".into(), d("metrics.json")]);
                 args.extend(["--log".into(), "error".into()]);
                 args

@@ -147,7 +147,7 @@ const TRACE_COLUMNS: [&str; 27] = [
 ];
 
 /// The one line a report carries when the vectors go through TraceV2 replay.
-pub const TRACE_CAVEAT: &str = "the numpy vectors are replayed as N closed-loop sessions (TraceV2, blis replay --session-mode closed-loop), request i in session i mod N: the benchmark's N slots take the next request in order instead";
+pub const TRACE_CAVEAT: &str = "the numpy vectors are replayed as N closed-loop sessions (TraceV2, blis replay --session-mode closed-loop), request i in session i mod N: the benchmark's N slots take the next request in order instead; and a replayed follow-up round always gets a 300 s deadline (sim/workload/session.go), so a point with longer requests times out and its sweep is dropped";
 
 /// The TraceV2 header and data of one point: `2N` warm-up copies of request 0, then the `10N`
 /// measured lengths, in order; request i is round `i div N` of session `i mod N`, so the replay
