@@ -360,8 +360,8 @@ impl Prepared {
         match &self.variant {
             Some(_) => command_line(&self.scenario_name, dir, opts, seed),
             None if self.trace.is_some() => {
-                // `blis replay` has no --workload-spec and no --timeout (its requests have no
-                // deadline unless the trace gives one). Its horizon defaults to twice the latest
+                // `blis replay` has no --workload-spec and no --timeout (follow-up rounds get a
+                // fixed 300 s deadline: see workload::TRACE_CAVEAT). Its horizon defaults to twice the latest
                 // trace arrival, 600 s when all are zero (`cmd/replay.go`,
                 // computeHorizonFromMaxArrival): long points need the largest tick instead.
                 let d = |name: &str| dir.join(name).display().to_string();
