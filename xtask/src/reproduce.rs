@@ -61,13 +61,13 @@ pub fn run(args: Args) -> Result<u8> {
         }
     };
     let options = gate::GateOptions { only: &args.only };
-    let results = gate::evaluate(&manifest, &cx, &renderer, &options, &mut progress);
+    let (results, blis_points) = gate::evaluate_with_blis_points(&manifest, &cx, &renderer, &options, &mut progress);
     if results.is_empty() {
         anyhow::bail!("--only {} selects no figure of {}", args.only.join(" "), manifest_path.display());
     }
     print!("{}", report::text(&results));
     if let Some(path) = &args.report_json {
-        harness::atomic::write(path, report::json(&results).as_bytes())?;
+        harness::atomic::write(path, report::json_with_blis_points(&results, &blis_points).as_bytes())?;
     }
     if let Some(path) = &args.report_md {
         harness::atomic::write(path, report::markdown(&results).as_bytes())?;

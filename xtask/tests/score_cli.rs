@@ -227,7 +227,7 @@ fn the_gate_renders_a_blis_task_twice_and_the_second_time_uncached() {
                 "--scenarios",
                 "scenarios",
             ])
-            .args(["--catalog", "catalog", "--registry", "registry", "--blis"])
+            .args(["--catalog", "catalog", "--registry", "registry", "--report-json", "gate.json", "--blis"])
             .arg(&blis)
             .assert()
             .stdout(predicate::str::contains("tiny/dropped"));
@@ -239,6 +239,16 @@ fn the_gate_renders_a_blis_task_twice_and_the_second_time_uncached() {
     gate();
     let runs = std::fs::read_to_string(dir.path().join("runs.log")).unwrap_or_default();
     assert_eq!(runs.lines().count(), 2, "expected the 2 points run once, by the uncached rendering");
+    // The gate's JSON report records each BLIS point's command line and workload hash.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("gate.json")).unwrap()).unwrap();
+    let points = report["blis_points"]["headline"].as_array().expect("blis_points.headline");
+    assert_eq!(points.len(), 2);
+    for p in points {
+        assert!(p["run"]["command"][0].as_str().unwrap().ends_with("/blis"), "{p}");
+        assert_eq!(p["run"]["workload_sha256"].as_str().unwrap().len(), 64, "{p}");
+        assert!(p["result"]["ok"]["metrics_sha256"].is_string(), "{p}");
+    }
 }
 
 #[test]

@@ -209,6 +209,7 @@ pub fn task_headline(
     let arms = crate::score::headline_arms(&corpora.e2e, Some(col.arm));
     let scored = crate::score::score(&corpora, &scenarios, &arms, &selection);
     let mut out = crate::score::headline_output(&scored);
+    out.blis_points = super::point_records(&col.outcomes);
     for note in col.notes.iter().filter(|n| !n.contains("not modelled by this release")) {
         out.report.push_str(&format!("blis: no value: {note}\n"));
     }
@@ -377,6 +378,7 @@ pub fn task_release_f90a1e3a(inputs: &crate::inputs::Inputs) -> crate::task::Tas
         head += &format!("blis: no value: {note}\n");
     }
     out.report = format!("{head}\n{}", out.report);
+    out.blis_points = super::point_records(&col.outcomes);
     out.count("modelled_sweeps", col.modelled_sweeps as u64);
     out.count("not_modelled_sweeps", col.not_modelled_sweeps as u64);
     out.count("failed_points", col.failed as u64);

@@ -73,8 +73,10 @@ pub fn task_determinism(inputs: &Inputs) -> TaskResult {
     opts.workers = 1;
     opts.progress = ProgressMode::Silent;
     let mut runs = Vec::new();
+    let mut records = Vec::new();
     for _ in 0..2 {
         let report = run_points(std::slice::from_ref(&point), &opts)?;
+        records.extend(super::point_records(&report.outcomes));
         let outcome = report.outcomes.into_iter().next().expect("one point in, one outcome out");
         match outcome.result {
             Ok(m) => runs.push(m),
@@ -107,7 +109,7 @@ pub fn task_determinism(inputs: &Inputs) -> TaskResult {
         report += &format!("  {name:<13} {}\n", if same { "bit-identical" } else { "DIFFERS" });
     }
     report += &format!("verdict: {}\n", if identical { "deterministic" } else { "NOT deterministic" });
-    let mut out = TaskOutput { report, ..TaskOutput::default() };
+    let mut out = TaskOutput { report, blis_points: records, ..TaskOutput::default() };
     out.check("bit_identical", identical);
     out.count("completed", a.completed);
     Ok(out)

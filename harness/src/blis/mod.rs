@@ -672,6 +672,23 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
     Ok(RunReport { outcomes, summary })
 }
 
+/// One deterministic record per point for the gate's JSON report: key, label, how it is run
+/// (`PointRun`) and its figures or failure kind and reason. Nothing that can differ between
+/// two renderings of a task (whether it came from the cache, times, the stderr tail).
+pub fn point_records(outcomes: &[PointOutcome]) -> Vec<serde_json::Value> {
+    use serde_json::json;
+    outcomes
+        .iter()
+        .map(|o| {
+            let result = match &o.result {
+                Ok(m) => json!({"ok": m}),
+                Err(f) => json!({"failed": {"kind": format!("{:?}", f.kind), "reason": f.reason}}),
+            };
+            json!({"key": o.key, "label": o.label, "run": o.run, "result": result})
+        })
+        .collect()
+}
+
 /// Every point's record as JSON (`--report-json`): its key and label, how it is run (dialect,
 /// exact arguments with `<point-dir>`, workload SHA-256, settings without a flag) and its
 /// result or failure. Enough to re-run any point by hand (docs/blis-arm.md). No times.
