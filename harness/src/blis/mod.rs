@@ -384,7 +384,9 @@ impl Prepared {
 
     fn record(&self, opts: &RunOptions, seed: u64, dialect: dialect::Dialect) -> PointRun {
         use sha2::Digest;
-        let mut command = vec![opts.binary.display().to_string()];
+        // Absolute: the command runs from the blis root, not from where the user gave the path.
+        let binary = std::path::absolute(&opts.binary).unwrap_or_else(|_| opts.binary.clone());
+        let mut command = vec![binary.display().to_string()];
         command.extend(self.command(Path::new(POINT_DIR), opts, seed));
         PointRun {
             dialect: dialect.name(),
