@@ -24,6 +24,10 @@ pub struct TaskOutput {
     pub report: String,
     /// Keyed by a stable dotted name, e.g. `all.aisimulate.tpot_shape`.
     pub values: BTreeMap<String, Value>,
+    /// For tasks that run `blis`: one record per point (its exact command line, workload
+    /// SHA-256 and result; `harness::blis::point_records`), carried into the gate's JSON report.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blis_points: Vec<serde_json::Value>,
 }
 
 impl TaskOutput {

@@ -6,7 +6,7 @@
 mod blis_support;
 
 use harness::blis::variant::{parse_documents, scenario_variant, stated_settings, EngineSettings, ENGINE_FIELDS};
-use harness::blis::workload::{with_warmup, workload_spec};
+use harness::blis::workload::workload_spec;
 use harness::inputs::{Flags, Inputs, Origin};
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_yaml::Value;
@@ -70,24 +70,22 @@ fn synthetic_trials() -> Vec<Trial> {
                 other => Err(format!("expected a refusal of two pools, got {other:?}").into()),
             }
         }),
-        Trial::test("workload/warmup_is_2n_copies_of_request_0", || {
-            let all = with_warmup(&[5, 6, 7], 1);
-            if all != [5, 5, 5, 6, 7] {
-                return Err(format!("{all:?}").into());
-            }
-            let checkout_free = blis_support::point("s.yaml".into(), 3, 0);
-            let text = workload_spec(&checkout_free).map_err(|e| format!("{e:#}"))?;
+        Trial::test("workload/closed_loop_uniform_empirical_12n", || {
+            let point = blis_support::point("s.yaml".into(), 3, 0);
+            let text = workload_spec(&point).map_err(|e| format!("{e:#}"))?;
             let spec: Value = serde_yaml::from_str(&text).map_err(|e| e.to_string())?;
             let client = &spec["clients"][0];
-            let values = client["input_distribution"]["params"]["values"].as_sequence().unwrap();
+            let pdf = client["input_distribution"]["params"].as_mapping().unwrap();
+            let low = (f64::from(point.isl) * 0.8) as u32;
+            let keys: Vec<u32> = pdf.keys().map(|k| k.as_str().unwrap().parse().unwrap()).collect();
             let checks = [
-                (spec["num_requests"].as_u64() == Some(36), "num_requests 36"),
-                (client["warmup_requests"].as_u64() == Some(6), "warmup_requests 6"),
+                (spec["num_requests"].as_u64() == Some(36), "num_requests 36 (2N + 10N)"),
                 (client["concurrency"].as_u64() == Some(3), "concurrency 3"),
-                (values.len() == 36, "36 input lengths"),
-                (values[..6].iter().all(|v| v.as_u64() == Some(checkout_free.input_lens[0].into())), "6 copies of request 0"),
-                (values[6..].iter().map(|v| v.as_u64().unwrap() as u32).eq(checkout_free.input_lens.iter().copied()), "then the fixture vector"),
-                (client["prefix_length"].as_u64() == Some(0) && client["streaming"].as_bool() == Some(true), "prefix 0, streaming"),
+                (client["input_distribution"]["type"].as_str() == Some("empirical"), "type empirical"),
+                (keys.iter().min() == Some(&low) && keys.iter().max() == Some(&point.isl), "keys int(0.8 len)..=len"),
+                (keys.len() == (point.isl - low + 1) as usize, "every length once"),
+                (client.get("rate_fraction").is_none(), "no rate_fraction beside concurrency"),
+                (client["streaming"].as_bool() == Some(true), "streaming"),
             ];
             match checks.iter().find(|(ok, _)| !ok) {
                 Some((_, what)) => Err(format!("expected {what}:\n{text}").into()),

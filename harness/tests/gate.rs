@@ -58,7 +58,11 @@ impl Renderer for Scripted {
 }
 
 fn output(values: &[(&str, Value)]) -> TaskOutput {
-    TaskOutput { report: String::new(), values: values.iter().map(|(k, v)| (k.to_string(), v.clone())).collect() }
+    TaskOutput {
+        report: String::new(),
+        values: values.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+        ..TaskOutput::default()
+    }
 }
 
 fn good_outputs() -> BTreeMap<&'static str, TaskOutput> {

@@ -11,11 +11,11 @@ use std::time::Duration;
 
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct RunArgs {
-    /// Points run in parallel [default: the number of cores]
-    #[arg(long, value_name = "N")]
+    /// Points run in parallel, at least 1 [default: the number of cores]
+    #[arg(long, value_name = "N", value_parser = parse_positive)]
     pub jobs: Option<usize>,
-    /// Per-point timeout in seconds; the run is killed after it
-    #[arg(long, value_name = "SECS", default_value_t = 1800)]
+    /// Per-point timeout in seconds, at least 1; the point's process group is killed after it
+    #[arg(long, value_name = "SECS", default_value_t = 1800, value_parser = parse_positive_u64)]
     pub timeout: u64,
     /// Run every point; read and write no cache
     #[arg(long, conflicts_with = "cache_only")]
@@ -32,6 +32,9 @@ pub struct RunArgs {
     /// Per-point progress lines on stderr [default: auto = lines on a terminal, else failures only]
     #[arg(long, value_enum, default_value_t = Progress::Auto)]
     pub progress: Progress,
+    /// Write every point's record (exact command line, workload SHA-256, result) as JSON to FILE
+    #[arg(long, value_name = "FILE")]
+    pub report_json: Option<PathBuf>,
     /// Working directory of `blis run` (the blis checkout, for defaults.yaml) [default: the binary's directory]
     #[arg(long, value_name = "DIR")]
     pub blis_root: Option<PathBuf>,
@@ -45,11 +48,32 @@ pub enum Progress {
     Quiet,
 }
 
+/// `--jobs 0` and `--timeout 0` are usage errors (exit 64): neither has a useful meaning.
+fn parse_positive(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn parse_positive_u64(text: &str) -> Result<u64, String> {
+    parse_positive(text).map(|n| n as u64)
+}
+
 fn parse_shard(text: &str) -> Result<Shard, String> {
     Shard::parse(text).map_err(|e| e.to_string())
 }
 
 impl RunArgs {
+    /// `--report-json FILE`: the point records, written atomically.
+    pub fn write_report(&self, opts: &RunOptions, outcomes: &[blis::PointOutcome]) -> Result<(), TaskError> {
+        if let Some(path) = &self.report_json {
+            harness::atomic::write(path, blis::outcomes_json(&opts.binary, outcomes).as_bytes())?;
+        }
+        Ok(())
+    }
+
     /// The run options, or a refusal naming the missing input (binary, catalog, registry).
     pub fn options(&self, inputs: &Inputs, needed_for: &str) -> Result<RunOptions, TaskError> {
         let binary = blis::binary::require(inputs, needed_for)?;
@@ -57,10 +81,10 @@ impl RunArgs {
         let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
         let mut opts = RunOptions::new(binary, catalog, registry);
         if let Some(root) = &self.blis_root {
-            opts.blis_root = root.clone();
+            opts.blis_root = std::path::absolute(root).unwrap_or_else(|_| root.clone());
         }
         if let Some(jobs) = self.jobs {
-            opts.workers = jobs.max(1);
+            opts.workers = jobs;
         }
         opts.timeout = Duration::from_secs(self.timeout);
         let dir = self.cache_dir.clone().unwrap_or_else(blis::default_cache_dir);
@@ -160,6 +184,7 @@ fn run_file(path: &std::path::Path, args: &RunArgs, inputs: &Inputs) -> Result<u
     }
     finish(args.options(inputs, "running BLIS points").and_then(|opts| {
         let report = blis::run_points(&points, &opts)?;
+        args.write_report(&opts, &report.outcomes)?;
         print!("{}", blis::render_outcomes(&report.outcomes));
         Ok(report.summary.failed == 0)
     }))
@@ -174,13 +199,21 @@ pub fn score_arm(
     corpora: &harness::score::Corpora,
     scenarios: &harness::corpus::scenario::ScenarioSet,
     selection: &harness::score::Selection,
-) -> Result<harness::score::Arm, TaskError> {
+) -> Result<blis::arm::Column, TaskError> {
     let needed_for = "the BLIS column";
     let opts = args.options(inputs, needed_for)?;
     let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?;
-    let (arm, notes) = blis::arm::column(corpora, scenarios, scenarios_dir, selection, &opts)?;
-    for note in notes {
+    let col = blis::arm::column(corpora, scenarios, scenarios_dir, selection, &opts)?;
+    args.write_report(&opts, &col.outcomes)?;
+    for note in col.notes.iter().filter(|n| !n.contains("not modelled by this release")) {
         eprintln!("blis: no value: {note}");
     }
-    Ok(arm)
+    for note in &col.sweep_notes {
+        eprintln!("blis: {note}");
+    }
+    eprintln!(
+        "blis: {} points with a value, {} failed; {} sweeps modelled, {} not modelled by this release",
+        col.succeeded, col.failed, col.modelled_sweeps, col.not_modelled_sweeps
+    );
+    Ok(col)
 }

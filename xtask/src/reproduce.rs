@@ -42,6 +42,10 @@ pub struct Args {
     /// Internal: compute one task in this process and print its rendering as JSON.
     #[arg(long, hide = true, value_name = "TASK")]
     render_task: Option<String>,
+    /// Internal: with --render-task, read and write no BLIS point cache (the second rendering
+    /// must compute, not replay the first).
+    #[arg(long, hide = true, requires = "render_task")]
+    render_uncached: bool,
 }
 
 pub fn run(args: Args) -> Result<u8> {
@@ -49,11 +53,14 @@ pub fn run(args: Args) -> Result<u8> {
     let lock = args.lockfile.clone().unwrap_or_else(harness::lock::default_lock_path);
     let cx = Context { inputs: args.inputs.resolve(), manifest: manifest_path.clone(), lock };
     if let Some(task) = &args.render_task {
+        if args.render_uncached {
+            harness::blis::disable_cache_in_this_process();
+        }
         print!("{}", InProcess(&cx).render(task)?);
         return Ok(exit::OK);
     }
     let manifest = Manifest::load(&manifest_path)?;
-    let renderer = ChildProcess { args: &args, manifest: &manifest_path };
+    let renderer = ChildProcess { args: &args, manifest: &manifest_path, rendered: Default::default() };
     // A bar on a terminal only (never under CI=true), so logs and snapshots do not change.
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut progress = |done: usize, total: usize, task: &str| {
@@ -66,7 +73,7 @@ pub fn run(args: Args) -> Result<u8> {
         }
     };
     let options = gate::GateOptions { only: &args.only };
-    let results = gate::evaluate(&manifest, &cx, &renderer, &options, &mut progress);
+    let (results, blis_points) = gate::evaluate_with_blis_points(&manifest, &cx, &renderer, &options, &mut progress);
     if results.is_empty() {
         anyhow::bail!("--only {} selects no figure of {}", args.only.join(" "), manifest_path.display());
     }
@@ -77,14 +84,14 @@ pub fn run(args: Args) -> Result<u8> {
         print!("{}", report::brief(&results, paint));
     }
     if let Some(path) = &args.report_json {
-        harness::atomic::write_report(path, report::json(&results).as_bytes())?;
+        harness::atomic::write_report(path, report::json_with_blis_points(&results, &blis_points).as_bytes())?;
     }
     if let Some(path) = &args.report_md {
         harness::atomic::write_report(path, report::markdown(&results).as_bytes())?;
     }
     if let Some(path) = &args.report_html {
         let html = harness::report_html::for_gate(&cx.inputs, &manifest, &results);
-        harness::atomic::write(path, html.as_bytes())?;
+        harness::atomic::write_report(path, html.as_bytes())?;
     }
     let summary = report::Summary::of(&results);
     Ok(if summary.mismatched > 0 {
@@ -97,9 +104,12 @@ pub fn run(args: Args) -> Result<u8> {
 }
 
 /// Renders a task in a fresh process of this same binary, so two renderings share no state.
+/// The second rendering of a task runs with the BLIS point cache off, so a `blis` task is
+/// really computed twice (the first may be served from an earlier run's cache).
 struct ChildProcess<'a> {
     args: &'a Args,
     manifest: &'a PathBuf,
+    rendered: std::cell::RefCell<std::collections::BTreeSet<String>>,
 }
 
 impl Renderer for ChildProcess<'_> {
@@ -109,6 +119,9 @@ impl Renderer for ChildProcess<'_> {
         cmd.arg("reproduce").arg("--render-task").arg(task).arg("--manifest").arg(self.manifest);
         if let Some(lock) = &self.args.lockfile {
             cmd.arg("--lockfile").arg(lock);
+        }
+        if !self.rendered.borrow_mut().insert(task.to_string()) {
+            cmd.arg("--render-uncached");
         }
         let i = &self.args.inputs;
         for (flag, value) in [

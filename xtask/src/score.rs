@@ -40,7 +40,7 @@ fn parse_config_tier(text: &str) -> Result<ConfigTier, String> {
 pub fn run(args: Args) -> Result<u8> {
     let inputs = args.inputs.resolve();
     match run_inner(&args, &inputs) {
-        Ok(()) => Ok(exit::OK),
+        Ok(code) => Ok(code),
         Err(TaskError::Refused(r)) => {
             eprintln!("refused: {r}");
             Ok(exit::REFUSED)
@@ -49,7 +49,9 @@ pub fn run(args: Args) -> Result<u8> {
     }
 }
 
-fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<(), TaskError> {
+/// Exit 0, or 1 when BLIS was asked for and a point failed or none has a value (the table is
+/// still printed: it shows what the points that ran say).
+fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskError> {
     // Refuse before any work when --gaps cannot be honoured.
     let trees = match &args.gaps {
         Some(_) => Some((
@@ -60,11 +62,25 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<(), TaskEr
     };
     let (corpora, scenarios) = score::load_inputs(inputs)?;
     let selection = score::Selection { framework: args.framework.clone(), config_tier: args.config_tier };
-    let blis_arm = match inputs.get(InputKind::Blis) {
+    let column = match inputs.get(InputKind::Blis) {
         Some(_) => Some(crate::blis::score_arm(&args.blis, inputs, &corpora, &scenarios, &selection)?),
         None => None,
     };
-    let arms = score::headline_arms(&corpora.e2e, blis_arm);
+    let mut code = exit::OK;
+    if let Some(col) = &column {
+        if col.succeeded == 0 {
+            eprintln!("blis: no point has a value: the BLIS column is empty (exit 1)");
+            code = exit::FAILED;
+        } else if col.failed > 0 {
+            eprintln!(
+                "blis: {} of {} run points failed: their sweeps are left out (exit 1)",
+                col.failed,
+                col.failed + col.succeeded
+            );
+            code = exit::FAILED;
+        }
+    }
+    let arms = score::headline_arms(&corpora.e2e, column.map(|c| c.arm));
     let scored = score::score(&corpora, &scenarios, &arms, &selection);
     let catalog = inputs.get(InputKind::Catalog).map(|c| c.path.as_path()).filter(|p| p.is_dir());
     let text = format!(
@@ -91,5 +107,5 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<(), TaskEr
             eprintln!("{} gaps written to {}", gaps.len(), file.display());
         }
     }
-    Ok(())
+    Ok(code)
 }

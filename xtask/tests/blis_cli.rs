@@ -18,7 +18,12 @@ impl Checkout {
             std::fs::create_dir_all(dir.path().join(sub)).unwrap();
         }
         std::fs::write(dir.path().join("scenarios/synthetic.yaml"), double::SYNTHETIC_SCENARIO).unwrap();
-        let engine = EngineSettings { max_num_seqs: 64, max_num_batched_tokens: 2048, block_size: 16, enable_prefix_caching: true };
+        let engine = EngineSettings {
+            max_num_seqs: 64,
+            max_num_batched_tokens: 2048,
+            block_size: 16,
+            enable_prefix_caching: true,
+        };
         let points: Vec<PointSpec> = [1u32, 2, 4, 8, 16]
             .iter()
             .map(|&c| PointSpec {
@@ -31,6 +36,7 @@ impl Checkout {
                 seed: 0,
                 input_lens: (0..10 * c).map(|i| 100 + i % 29).collect(),
                 output_lens: (0..10 * c).map(|i| 20 + i % 13).collect(),
+                form: Default::default(),
             })
             .collect();
         std::fs::write(dir.path().join("points.json"), serde_json::to_string(&points).unwrap()).unwrap();
@@ -177,13 +183,19 @@ fn a_run_killed_midway_leaves_a_consistent_cache() {
     let points: Vec<PointSpec> = (0..40u32)
         .map(|i| PointSpec {
             scenario_file: "synthetic.yaml".into(),
-            engine: EngineSettings { max_num_seqs: 8, max_num_batched_tokens: 256, block_size: 16, enable_prefix_caching: true },
+            engine: EngineSettings {
+                max_num_seqs: 8,
+                max_num_batched_tokens: 256,
+                block_size: 16,
+                enable_prefix_caching: true,
+            },
             isl: 1024,
             osl: 256,
             concurrency: 8,
             seed: u64::from(i),
             input_lens: (0..80).map(|k| 900 + (k * 7 + i) % 100).collect(),
             output_lens: (0..80).map(|k| 200 + (k * 3 + i) % 50).collect(),
+            form: Default::default(),
         })
         .collect();
     std::fs::write(checkout.path("points.json"), serde_json::to_string(&points).unwrap()).unwrap();
@@ -206,4 +218,48 @@ fn a_run_killed_midway_leaves_a_consistent_cache() {
     xtask(checkout.dir.path()).args(["cache", "stats"]).arg(&cache).assert().success().stdout(contains(" 0 corrupt"));
     let resumed = stdout(checkout.run_points(&["--cache-dir", cache.to_str().unwrap()]));
     assert_eq!(resumed, stdout(checkout.run_points(&["--no-cache"])));
+}
+
+#[test]
+fn ctrl_c_stops_every_point_and_removes_its_directory() {
+    let checkout = Checkout::new();
+    let tmp = checkout.path("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let child = checkout
+        .run_points_std(&["--jobs", "2", "--no-cache"])
+        .env("BLIS_DOUBLE_MODE", "hang")
+        .env("TMPDIR", &tmp)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let point_dirs = || {
+        std::fs::read_dir(&tmp)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("blis-point-"))
+            .count()
+    };
+    let started = std::time::Instant::now();
+    while point_dirs() < 2 {
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "no point started");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let status = std::process::Command::new("kill").arg("-INT").arg(child.id().to_string()).status().unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+    assert_eq!(point_dirs(), 0, "point directories left behind");
+    // No double is left running with a workload under this test's temp dir.
+    let needle = tmp.display().to_string();
+    let left = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(&needle))
+        })
+        .count();
+    assert_eq!(left, 0, "a child outlived the interrupt");
 }

@@ -249,3 +249,151 @@ fn report_html_is_not_written_when_the_corpora_are_missing() {
         .stderr(predicate::str::contains("BLIS_MEASUREMENTS"));
     assert!(!dir.path().join("r.html").exists());
 }
+
+fn double() -> std::path::PathBuf {
+    harness::blis::double::build().unwrap()
+}
+
+#[test]
+fn blis_asked_for_and_every_point_failing_exits_1_with_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    xtask(dir.path())
+        .args(["score", "--measurements", "measurements", "--scenarios", "scenarios", "--catalog", "catalog"])
+        .args(["--registry", "registry", "--no-cache", "--blis"])
+        .arg(double())
+        .env("BLIS_DOUBLE_MODE", "exit1")
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("0 points with a value, 2 failed")
+                .and(predicate::str::contains("no point has a value")),
+        );
+}
+
+#[test]
+fn blis_with_every_point_run_exits_0_and_fills_the_column() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    xtask(dir.path())
+        .args(["score", "--measurements", "measurements", "--scenarios", "scenarios", "--catalog", "catalog"])
+        .args(["--registry", "registry", "--no-cache", "--blis"])
+        .arg(double())
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("2 points with a value, 0 failed; 1 sweeps modelled, 0 not modelled"));
+}
+
+#[test]
+fn zero_jobs_or_zero_timeout_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    for flag in ["--jobs", "--timeout"] {
+        xtask(dir.path()).args(["score", flag, "0"]).assert().code(64).stderr(
+            predicate::str::contains(format!("invalid value '0' for '{flag}"))
+                .and(predicate::str::contains("at least 1")),
+        );
+    }
+}
+
+#[test]
+fn an_empty_blis_flag_is_a_usage_error_and_an_empty_variable_a_refusal() {
+    // The code and docs/blis-arm.md must agree (the docs once promised exit 2 for both).
+    let docs = std::fs::read_to_string(harness::paths::workspace_root().join("docs/blis-arm.md")).unwrap();
+    assert!(docs.contains("An empty `--blis \"\"` is a\n  usage error (exit 64)"), "docs/blis-arm.md must say --blis \"\" exits 64");
+    assert!(docs.contains("or an\n  empty `BLIS_BIN`, is refused"), "docs/blis-arm.md must say an empty BLIS_BIN is refused");
+    let dir = tempfile::tempdir().unwrap();
+    xtask(dir.path()).args(["blis", "determinism", "--blis", ""]).assert().code(64);
+    xtask(dir.path())
+        .env("BLIS_BIN", "")
+        .args(["blis", "determinism"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--blis").and(predicate::str::contains("BLIS_BIN")));
+}
+
+/// A `blis` that logs every `run` it is asked for (not `run --help`), then runs the double.
+fn logging_double(dir: &Path) -> std::path::PathBuf {
+    let script = dir.join("blis");
+    let log = dir.join("runs.log");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n[ \"$2\" = --help ] || echo run >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            double().display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+#[test]
+fn the_gate_renders_a_blis_task_twice_and_the_second_time_uncached() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    let blis = logging_double(dir.path());
+    std::fs::write(
+        dir.path().join("manifest.yaml"),
+        "tolerances: {}\nexternal_inputs: {}\nfigures:\n  - id: tiny/dropped\n    what: dropped sweeps\n    document: tiny\n    section: \"-\"\n    task: headline\n    key: dropped_sweeps\n    expect: {count: 0}\n    snapshot: tiny__headline\n",
+    )
+    .unwrap();
+    let gate = || {
+        xtask(dir.path())
+            .args([
+                "reproduce",
+                "--manifest",
+                "manifest.yaml",
+                "--measurements",
+                "measurements",
+                "--scenarios",
+                "scenarios",
+            ])
+            .args(["--catalog", "catalog", "--registry", "registry", "--report-json", "gate.json", "--blis"])
+            .arg(&blis)
+            .assert()
+            .stdout(predicate::str::contains("tiny/dropped"));
+    };
+    gate();
+    // The first gate filled the point cache: in the second, the first rendering is served from
+    // it and the second rendering runs both points again.
+    std::fs::remove_file(dir.path().join("runs.log")).unwrap();
+    gate();
+    let runs = std::fs::read_to_string(dir.path().join("runs.log")).unwrap_or_default();
+    assert_eq!(runs.lines().count(), 2, "expected the 2 points run once, by the uncached rendering");
+    // The gate's JSON report records each BLIS point's command line and workload hash.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("gate.json")).unwrap()).unwrap();
+    let points = report["blis_points"]["headline"].as_array().expect("blis_points.headline");
+    assert_eq!(points.len(), 2);
+    for p in points {
+        assert!(p["run"]["command"][0].as_str().unwrap().ends_with("/blis"), "{p}");
+        assert_eq!(p["run"]["workload_sha256"].as_str().unwrap().len(), 64, "{p}");
+        assert!(p["result"]["ok"]["metrics_sha256"].is_string(), "{p}");
+    }
+}
+
+#[test]
+fn the_json_report_records_each_point_command_line_and_workload_hash() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    xtask(dir.path())
+        .args(["score", "--measurements", "measurements", "--scenarios", "scenarios", "--catalog", "catalog"])
+        .args(["--registry", "registry", "--no-cache", "--report-json", "points.json", "--blis"])
+        .arg(double())
+        .assert()
+        .success();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("points.json")).unwrap()).unwrap();
+    let points = report["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    for p in points {
+        let run = &p["run"];
+        let command: Vec<&str> = run["command"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+        assert!(command[0].ends_with("blis-double") && command[1] == "run", "{command:?}");
+        assert!(command.contains(&"<point-dir>/workload.yaml"), "{command:?}");
+        assert_eq!(run["workload_sha256"].as_str().unwrap().len(), 64);
+        assert!(p["result"]["ok"]["tpot_ms"].as_f64().unwrap() > 0.0, "{p}");
+    }
+}

@@ -1,18 +1,30 @@
 //! `blis-double`: a test-only stand-in for the `blis` binary.
 //!
-//! It accepts exactly the command line the harness sends (REFERENCE.md section 7):
+//! It speaks one of the two command-line dialects the harness detects from `blis run --help`
+//! (`BLIS_DOUBLE_DIALECT=flags` for the flag dialect of inference-sim at f90a1e3a, else the
+//! scenario dialect of the latency-kernel contract):
 //!
 //! ```text
 //! blis-double run --scenario NAME --scenarios DIR --catalog DIR --registry DIR
 //!     --workload-spec FILE --seed N --metrics-path FILE --timeout -1 --log error
+//! blis-double run --model M --hardware GPU --tp N --model-config-folder DIR --max-num-seqs N
+//!     --max-num-batched-tokens N --block-size-in-tokens N --workload-spec FILE --seed N
+//!     --metrics-path FILE --timeout -1 --log error          (any order, as cobra parses)
 //! ```
 //!
-//! in that order; anything else is a usage error (exit 2). It reads the scenario variant
-//! (`DIR/NAME`, multi-document YAML, one pool) and the workload spec the harness writes, runs a
-//! deterministic closed-loop model of the workload, and writes the metrics JSON. The model is
-//! not BLIS: it only has to be a pure function of its inputs in which the four engine settings
-//! and the lengths move the latencies, so the harness's plumbing, caching and sensitivity rows
-//! can be tested without the real simulator.
+//! The scenario dialect is pinned to the harness's order (exit 2 otherwise). In the flag
+//! dialect, like the real binary, an unknown flag exits 1, the GPU must be a key of
+//! `hardware_config.json` in the working directory, and the model folder must hold a
+//! `config.json`. The workload spec is read the way the real reader reads it
+//! (`sim/workload/spec.go` @ f90a1e3a): unknown fields refused, distribution types limited to
+//! the real six, `concurrency` with `rate_fraction` refused. The double samples `empirical`
+//! and `constant` lengths (a closed-loop client only); other real types are refused as not
+//! modelled by the double. The metrics JSON has the real field names and units (`arrived_at`
+//! in seconds, times in ms, requests sorted by arrival, no completion index).
+//!
+//! The model is not BLIS: it only has to be a pure function of its inputs in which the engine
+//! settings and the lengths move the latencies, so the harness's plumbing, caching and
+//! sensitivity rows can be tested without the real simulator.
 //!
 //! Failure modes for tests, chosen with environment variables:
 //! - `BLIS_DOUBLE_MODE=exit1`: prints a few stderr lines and exits 1.
@@ -21,7 +33,10 @@
 //! - `BLIS_DOUBLE_MODE=timed_out`: every request completes but `timed_out_requests` is 1.
 //! - `BLIS_DOUBLE_MODE=no_metrics`: exits 0 without writing a metrics file.
 //! - `BLIS_DOUBLE_MODE=hang`: sleeps forever (the harness's timeout must kill it).
-//! - `BLIS_DOUBLE_ONLY=TEXT`: apply the mode only when the scenario name contains TEXT.
+//! - `BLIS_DOUBLE_MODE=grandchild`: starts `sleep 1000` (or `sleep $BLIS_DOUBLE_SLEEP`), then
+//!   hangs (the timeout must kill both).
+//! - `BLIS_DOUBLE_MODE=huge_stderr`: writes one 50 MB stderr line, exits 1.
+//! - `BLIS_DOUBLE_ONLY=TEXT`: apply the mode only when the scenario (or model) contains TEXT.
 
 use serde_json::json;
 use std::collections::VecDeque;
@@ -31,19 +46,72 @@ use std::process::ExitCode;
 const USAGE: &str = "usage: blis-double run --scenario NAME --scenarios DIR --catalog DIR \
 --registry DIR --workload-spec FILE --seed N --metrics-path FILE --timeout -1 --log error";
 
+const SCENARIO_HELP: &str = "Run the inference simulation (blis-double, scenario dialect)
+
+Usage:
+  blis run [flags]
+
+Flags:
+      --catalog string         Catalog directory
+  -h, --help                   help for run
+      --log string             Log level (default \"warn\")
+      --metrics-path string    File to write MetricsOutput JSON
+      --registry string        Registry directory
+      --scenario string        Scenario file name under --scenarios
+      --scenarios string       Scenario directory
+      --seed int               Seed (default 42)
+      --timeout int            Per-request deadline in seconds; negative = disabled (default 300)
+      --workload-spec string   Path to YAML workload specification file
+";
+
+const FLAGS_HELP: &str = "Run the inference simulation (blis-double, flag dialect)
+
+Usage:
+  blis run [flags]
+
+Flags:
+      --block-size-in-tokens int     Number of tokens in a KV cache block (default 16)
+      --hardware string              GPU type
+  -h, --help                         help for run
+      --log string                   Log level (default \"warn\")
+      --max-num-batched-tokens int   Token budget per step (default 2048)
+      --max-num-seqs int             Maximum running requests (default 256)
+      --metrics-path string          File to write MetricsOutput JSON
+      --model string                 LLM name
+      --model-config-folder string   Path to folder containing config.json
+      --seed int                     Seed (default 42)
+      --timeout int                  Per-request deadline in seconds; negative = disabled (default 300)
+      --tp int                       Tensor parallelism
+      --workload-spec string         Path to YAML workload specification file
+";
+
+enum Source {
+    /// `--scenario NAME --scenarios DIR` (engine and tp from the variant).
+    Scenario { name: String, dir: PathBuf, catalog: PathBuf, registry: PathBuf },
+    /// The flag dialect: the engine from flags, no prefix caching flag.
+    Flags { model: String, engine: Engine },
+}
+
 struct Args {
-    scenario: String,
-    scenarios: PathBuf,
-    catalog: PathBuf,
-    registry: PathBuf,
+    source: Source,
     workload_spec: PathBuf,
     seed: u64,
     metrics_path: PathBuf,
 }
 
-/// The flags in the order the harness sends them; values that the harness always sends the
-/// same way are pinned so a drifting command line is caught here.
-fn parse_args(argv: &[String]) -> Result<Args, String> {
+impl Args {
+    /// What `BLIS_DOUBLE_ONLY` matches against.
+    fn name(&self) -> &str {
+        match &self.source {
+            Source::Scenario { name, .. } => name,
+            Source::Flags { model, .. } => model,
+        }
+    }
+}
+
+/// The scenario dialect: the flags in the order the harness sends them; values that the
+/// harness always sends the same way are pinned so a drifting command line is caught here.
+fn parse_scenario_args(argv: &[String]) -> Result<Args, String> {
     const FLAGS: [&str; 9] = [
         "--scenario",
         "--scenarios",
@@ -77,16 +145,91 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
     }
     let seed = values[5].parse::<u64>().map_err(|_| format!("--seed must be an integer, got {:?}", values[5]))?;
     Ok(Args {
-        scenario: values[0].clone(),
-        scenarios: values[1].clone().into(),
-        catalog: values[2].clone().into(),
-        registry: values[3].clone().into(),
+        source: Source::Scenario {
+            name: values[0].clone(),
+            dir: values[1].clone().into(),
+            catalog: values[2].clone().into(),
+            registry: values[3].clone().into(),
+        },
         workload_spec: values[4].clone().into(),
         seed,
         metrics_path: values[6].clone().into(),
     })
 }
 
+/// The flag dialect, parsed as cobra does: any order, each flag once, unknown flags refused
+/// (exit 1, like the real binary); the model and hardware are checked against the working
+/// directory's `hardware_config.json` and the model config folder.
+fn parse_flag_args(argv: &[String]) -> Result<Args, String> {
+    const KNOWN: [&str; 13] = [
+        "--model",
+        "--hardware",
+        "--tp",
+        "--model-config-folder",
+        "--max-num-seqs",
+        "--max-num-batched-tokens",
+        "--block-size-in-tokens",
+        "--workload-spec",
+        "--seed",
+        "--metrics-path",
+        "--timeout",
+        "--log",
+        "--help",
+    ];
+    if argv.first().map(String::as_str) != Some("run") {
+        return Err("Error: unknown command".into());
+    }
+    let mut values: std::collections::BTreeMap<&str, String> = Default::default();
+    let mut rest = argv[1..].iter();
+    while let Some(flag) = rest.next() {
+        let Some(known) = KNOWN.iter().find(|k| **k == flag) else {
+            return Err(format!("Error: unknown flag: {flag}"));
+        };
+        let value = rest.next().ok_or(format!("Error: flag needs an argument: {flag}"))?;
+        values.insert(known, value.clone());
+    }
+    let get = |f: &str| values.get(f).cloned();
+    let int = |f: &str, default: u64| -> Result<u64, String> {
+        get(f).map_or(Ok(default), |v| v.parse().map_err(|_| format!("Error: invalid argument {v:?} for {f}")))
+    };
+    if get("--timeout").as_deref() != Some("-1") || get("--log").as_deref() != Some("error") {
+        return Err("blis-double: the harness always sends --timeout -1 --log error".into());
+    }
+    let model = get("--model").ok_or("level=fatal msg=\"--model is required\"")?;
+    let hardware = get("--hardware").unwrap_or_default();
+    let hw_text = std::fs::read_to_string("hardware_config.json")
+        .map_err(|e| format!("level=fatal msg=\"Failed to load hardware config: {e}\""))?;
+    let hw: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&hw_text).map_err(|e| format!("level=fatal msg=\"hardware config: {e}\""))?;
+    if !hw.contains_key(&hardware) {
+        return Err(format!(
+            "level=fatal msg=\"Failed to load hardware config: GPU {hardware:?} not found in hardware config\""
+        ));
+    }
+    let bare = model.rsplit('/').next().unwrap_or(&model).to_string();
+    let folder = get("--model-config-folder").unwrap_or_else(|| format!("model_configs/{bare}"));
+    if !Path::new(&folder).join("config.json").is_file() {
+        return Err(format!("level=fatal msg=\"no config.json for {model}; pass --model-config-folder\""));
+    }
+    let engine = Engine {
+        max_num_seqs: int("--max-num-seqs", 256)? as usize,
+        max_num_batched_tokens: int("--max-num-batched-tokens", 2048)?,
+        block_size: int("--block-size-in-tokens", 16)?,
+        enable_prefix_caching: false,
+        tp: int("--tp", 1)?.max(1),
+    };
+    if engine.max_num_seqs == 0 || engine.max_num_batched_tokens == 0 || engine.block_size == 0 {
+        return Err("level=fatal msg=\"engine limits must be positive\"".into());
+    }
+    Ok(Args {
+        source: Source::Flags { model, engine },
+        workload_spec: get("--workload-spec").ok_or("level=fatal msg=\"--workload-spec is required\"")?.into(),
+        seed: int("--seed", 42)?,
+        metrics_path: get("--metrics-path").ok_or("level=fatal msg=\"--metrics-path is required\"")?.into(),
+    })
+}
+
+#[derive(Clone, Copy)]
 struct Engine {
     max_num_seqs: usize,
     max_num_batched_tokens: u64,
@@ -97,7 +240,6 @@ struct Engine {
 
 struct Workload {
     concurrency: usize,
-    warmup: usize,
     inputs: Vec<u64>,
     outputs: Vec<u64>,
 }
@@ -114,7 +256,9 @@ fn read_engine(path: &Path) -> Result<Engine, String> {
     }
     let deployment = deployment.ok_or_else(|| format!("{}: no Deployment document", path.display()))?;
     let pools = deployment.get("pools").and_then(|p| p.as_sequence()).ok_or("no pools")?;
-    let [pool] = pools.as_slice() else { return Err(format!("{} pools, expected 1", pools.len())) };
+    let [pool] = pools.as_slice() else {
+        return Err(format!("{} pools, expected 1", pools.len()));
+    };
     let engine = pool.get("engine").ok_or("pool has no engine")?;
     let uint = |key: &str| -> Result<u64, String> {
         engine.get(key).and_then(|v| v.as_u64()).ok_or(format!("engine.{key} missing or not an integer"))
@@ -136,37 +280,191 @@ fn read_engine(path: &Path) -> Result<Engine, String> {
     Ok(engine)
 }
 
-fn read_workload(path: &Path) -> Result<Workload, String> {
+// The YAML keys of inference-sim's `WorkloadSpec`, `ClientSpec`, `ArrivalSpec` and `DistSpec`
+// (`sim/workload/spec.go` @ f90a1e3a); the real reader refuses any other.
+const SPEC_KEYS: [&str; 11] = [
+    "version",
+    "seed",
+    "category",
+    "clients",
+    "cohorts",
+    "aggregate_rate",
+    "horizon",
+    "num_requests",
+    "servegen_data",
+    "inference_perf",
+    "goodput_slo_targets",
+];
+const CLIENT_KEYS: [&str; 21] = [
+    "id",
+    "tenant_id",
+    "slo_class",
+    "model",
+    "adapter",
+    "rate_fraction",
+    "concurrency",
+    "think_time_us",
+    "arrival",
+    "input_distribution",
+    "output_distribution",
+    "prefix_group",
+    "prefix_length",
+    "streaming",
+    "network",
+    "lifecycle",
+    "multimodal",
+    "reasoning",
+    "timeout",
+    "slo_target_us",
+    "closed_loop",
+];
+const ARRIVAL_KEYS: [&str; 4] = ["process", "cv", "shape", "scale"];
+const DIST_KEYS: [&str; 3] = ["type", "params", "file"];
+const DIST_TYPES: [&str; 6] = ["gaussian", "exponential", "pareto_lognormal", "lognormal", "constant", "empirical"];
+
+fn only_known(value: &serde_yaml::Value, keys: &[&str], at: &str) -> Result<(), String> {
+    let map = value.as_mapping().ok_or(format!("{at}: expected a mapping"))?;
+    for k in map.keys() {
+        let k = k.as_str().unwrap_or("?");
+        if !keys.contains(&k) {
+            return Err(format!("{at}: field {k} not found in type"));
+        }
+    }
+    Ok(())
+}
+
+/// A length sampler over the spec's distribution: the empirical PDF as an inverse CDF, or a
+/// constant. Other real types are valid specs the double does not model.
+enum Sampler {
+    Constant(u64),
+    Empirical(Vec<(u64, f64)>),
+}
+
+impl Sampler {
+    fn parse(dist: &serde_yaml::Value, at: &str) -> Result<Sampler, String> {
+        only_known(dist, &DIST_KEYS, at)?;
+        let kind = dist.get("type").and_then(|t| t.as_str()).unwrap_or("");
+        if !DIST_TYPES.contains(&kind) {
+            return Err(format!(
+                "{at}: unknown distribution type {kind:?}; valid: gaussian, exponential, pareto_lognormal, empirical, constant, lognormal"
+            ));
+        }
+        let params: Vec<(String, f64)> = match dist.get("params") {
+            None => Vec::new(),
+            Some(p) => p
+                .as_mapping()
+                .ok_or(format!("{at}.params: expected a mapping"))?
+                .iter()
+                .map(|(k, v)| {
+                    let key = match k {
+                        serde_yaml::Value::String(s) => s.clone(),
+                        serde_yaml::Value::Number(n) => n.to_string(),
+                        _ => return Err(format!("{at}.params: a key is not a string")),
+                    };
+                    let v = v.as_f64().ok_or(format!("{at}.params.{key}: not a number"))?;
+                    Ok((key, v))
+                })
+                .collect::<Result<_, String>>()?,
+        };
+        match kind {
+            "constant" => {
+                let v = params
+                    .iter()
+                    .find(|(k, _)| k == "value")
+                    .map(|(_, v)| *v)
+                    .ok_or(format!("{at}: constant needs params.value"))?;
+                Ok(Sampler::Constant(v.max(1.0) as u64))
+            }
+            "empirical" => {
+                let mut pdf = Vec::new();
+                for (k, p) in params {
+                    let len: u64 =
+                        k.trim().parse().map_err(|_| format!("{at}: empirical PDF key {k:?} is not an integer"))?;
+                    pdf.push((len, p));
+                }
+                if pdf.is_empty() {
+                    return Err(format!("{at}: empirical distribution requires a file path or inline params"));
+                }
+                pdf.sort_by_key(|(l, _)| *l);
+                let total: f64 = pdf.iter().map(|(_, p)| p).sum();
+                let mut acc = 0.0;
+                Ok(Sampler::Empirical(
+                    pdf.into_iter()
+                        .map(|(l, p)| {
+                            acc += p / total;
+                            (l, acc)
+                        })
+                        .collect(),
+                ))
+            }
+            other => {
+                Err(format!("blis-double: {at}: the double samples only empirical and constant lengths, not {other}"))
+            }
+        }
+    }
+
+    fn sample(&self, u: f64) -> u64 {
+        match self {
+            Sampler::Constant(v) => *v,
+            Sampler::Empirical(cdf) => cdf.iter().find(|(_, c)| u <= *c).or(cdf.last()).map_or(1, |(l, _)| (*l).max(1)),
+        }
+    }
+}
+
+fn read_workload(path: &Path, seed: u64) -> Result<Workload, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
     let spec: serde_yaml::Value = serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    only_known(&spec, &SPEC_KEYS, "workload spec")?;
     let clients = spec.get("clients").and_then(|c| c.as_sequence()).ok_or("no clients")?;
-    let [client] = clients.as_slice() else { return Err("expected exactly one client".into()) };
-    let uint = |v: Option<&serde_yaml::Value>, what: &str| {
-        v.and_then(|v| v.as_u64()).ok_or(format!("{what} missing or not an integer"))
-    };
-    let lengths = |key: &str| -> Result<Vec<u64>, String> {
-        let dist = client.get(key).ok_or(format!("{key} missing"))?;
-        if dist.get("type").and_then(|t| t.as_str()) != Some("sequence") {
-            return Err(format!("{key}.type must be sequence"));
+    for (i, c) in clients.iter().enumerate() {
+        let at = format!("client[{i}]");
+        only_known(c, &CLIENT_KEYS, &at)?;
+        let concurrency = c.get("concurrency").and_then(|v| v.as_u64()).unwrap_or(0);
+        let rate = c.get("rate_fraction").and_then(|v| v.as_f64()).unwrap_or(0.0);
+        if concurrency > 0 && rate > 0.0 {
+            return Err(format!("invalid workload spec: {at}: concurrency and rate_fraction are mutually exclusive"));
         }
-        let values = dist.get("params").and_then(|p| p.get("values")).and_then(|v| v.as_sequence());
-        values
-            .ok_or(format!("{key}.params.values missing"))?
-            .iter()
-            .map(|v| uint(Some(v), key))
-            .collect()
-    };
-    let workload = Workload {
-        concurrency: uint(client.get("concurrency"), "concurrency")? as usize,
-        warmup: uint(client.get("warmup_requests"), "warmup_requests")? as usize,
-        inputs: lengths("input_distribution")?,
-        outputs: lengths("output_distribution")?,
-    };
-    let total = uint(spec.get("num_requests"), "num_requests")? as usize;
-    if workload.inputs.len() != total || workload.outputs.len() != total || workload.concurrency == 0 {
-        return Err("num_requests, the length vectors and concurrency disagree".into());
+        if let Some(a) = c.get("arrival") {
+            only_known(a, &ARRIVAL_KEYS, &format!("{at}.arrival"))?;
+        }
     }
-    Ok(workload)
+    let [client] = clients.as_slice() else {
+        return Err("blis-double: models exactly one client".into());
+    };
+    let concurrency = client.get("concurrency").and_then(|v| v.as_u64()).unwrap_or(0) as usize;
+    if concurrency == 0 {
+        return Err("blis-double: models a closed-loop (concurrency) client only".into());
+    }
+    let input = Sampler::parse(
+        client.get("input_distribution").ok_or("input_distribution missing")?,
+        "client[0].input_distribution",
+    )?;
+    let output = Sampler::parse(
+        client.get("output_distribution").ok_or("output_distribution missing")?,
+        "client[0].output_distribution",
+    )?;
+    let total =
+        spec.get("num_requests").and_then(|v| v.as_u64()).filter(|n| *n > 0).ok_or("blis-double: needs num_requests")?
+            as usize;
+    let spec_seed = spec.get("seed").and_then(|v| v.as_u64()).unwrap_or(0);
+    let mut rng = xorshift(seed ^ spec_seed.rotate_left(17) ^ 0x5DEE_CE66);
+    let (mut inputs, mut outputs) = (Vec::with_capacity(total), Vec::with_capacity(total));
+    for _ in 0..total {
+        inputs.push(input.sample(rng()));
+        outputs.push(output.sample(rng()));
+    }
+    Ok(Workload { concurrency, inputs, outputs })
+}
+
+/// Uniform draws in [0, 1).
+fn xorshift(seed: u64) -> impl FnMut() -> f64 {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    }
 }
 
 struct Request {
@@ -183,7 +481,7 @@ struct Finished {
     ttft_ms: f64,
     itl_ms: f64,
     e2e_ms: f64,
-    completion_index: usize,
+    arrival_ms: f64,
 }
 
 /// A continuous-batching engine driven by a closed-loop client: N requests in flight, each
@@ -192,13 +490,7 @@ struct Finished {
 /// step time grows with prefill tokens, decodes and the KV read rounded up to whole blocks.
 fn simulate(engine: &Engine, workload: &Workload, seed: u64) -> Result<Vec<Finished>, String> {
     let total = workload.inputs.len();
-    let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut jitter = move || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        (rng >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut jitter = xorshift(seed);
     let mut now = 0.0f64;
     let mut next = 0usize;
     let mut waiting: VecDeque<Request> = VecDeque::new();
@@ -219,17 +511,15 @@ fn simulate(engine: &Engine, workload: &Workload, seed: u64) -> Result<Vec<Finis
     }
     while finished.len() < total {
         while running.len() < engine.max_num_seqs {
-            let Some(mut request) = waiting.pop_front() else { break };
-            // Warm-up copies of request 0 (ids below `warmup`, and the measured request 0
-            // right after them) share their whole prompt: with prefix caching on, every copy
-            // after the first reuses its full blocks.
-            if engine.enable_prefix_caching && request.id <= workload.warmup {
-                if prefix_cached {
-                    // Whole blocks only, and at least one token is always computed.
-                    let blocks = request.prompt_left / engine.block_size * engine.block_size;
-                    let cached = blocks.min(request.prompt_left.saturating_sub(1));
-                    request.prompt_left -= cached;
-                    request.context += cached;
+            let Some(mut request) = waiting.pop_front() else {
+                break;
+            };
+            // Every prompt opens with the same first block (a chat template): with prefix
+            // caching on, every request after the first reuses it.
+            if engine.enable_prefix_caching {
+                if prefix_cached && request.prompt_left > engine.block_size {
+                    request.prompt_left -= engine.block_size;
+                    request.context += engine.block_size;
                 }
                 prefix_cached = true;
             }
@@ -285,7 +575,7 @@ fn simulate(engine: &Engine, workload: &Workload, seed: u64) -> Result<Vec<Finis
                     ttft_ms: ttft,
                     itl_ms: itl,
                     e2e_ms: e2e,
-                    completion_index: finished.len(),
+                    arrival_ms: request.arrival_ms,
                 });
                 if next < total {
                     waiting.push_back(inject(next, now));
@@ -301,25 +591,47 @@ fn simulate(engine: &Engine, workload: &Workload, seed: u64) -> Result<Vec<Finis
 }
 
 fn run(args: &Args, mode: &str) -> Result<(), String> {
-    for (flag, dir) in [("--scenarios", &args.scenarios), ("--catalog", &args.catalog), ("--registry", &args.registry)] {
-        if !dir.is_dir() {
-            return Err(format!("{flag} {}: not a directory", dir.display()));
+    let engine = match &args.source {
+        Source::Scenario { name, dir, catalog, registry } => {
+            for (flag, dir) in [("--scenarios", dir), ("--catalog", catalog), ("--registry", registry)] {
+                if !dir.is_dir() {
+                    return Err(format!("{flag} {}: not a directory", dir.display()));
+                }
+            }
+            read_engine(&dir.join(name))?
         }
-    }
-    let engine = read_engine(&args.scenarios.join(&args.scenario))?;
-    let workload = read_workload(&args.workload_spec)?;
+        Source::Flags { engine, .. } => Engine { ..*engine },
+    };
+    let workload = read_workload(&args.workload_spec, args.seed)?;
     match mode {
         "exit1" => {
-            eprintln!("blis-double: loading scenario {}", args.scenario);
+            eprintln!("blis-double: loading {}", args.name());
             eprintln!("blis-double: simulated failure (BLIS_DOUBLE_MODE=exit1)");
             std::process::exit(1);
         }
         "hang" => loop {
             std::thread::sleep(std::time::Duration::from_secs(3600));
         },
+        "grandchild" => {
+            // A grandchild in the same process group; the harness's timeout must take it too.
+            let secs = std::env::var("BLIS_DOUBLE_SLEEP").unwrap_or_else(|_| "1000".into());
+            std::process::Command::new("sleep").arg(secs).spawn().map_err(|e| e.to_string())?;
+            loop {
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            }
+        }
+        "huge_stderr" => {
+            use std::io::Write;
+            let chunk = vec![b'z'; 1 << 20];
+            let mut err = std::io::stderr().lock();
+            for _ in 0..50 {
+                let _ = err.write_all(&chunk);
+            }
+            let _ = err.write_all(b"\nblis-double: the last line\n");
+            std::process::exit(1);
+        }
         "malformed" => {
-            return std::fs::write(&args.metrics_path, "{\"completed_requests\": 3,")
-                .map_err(|e| e.to_string());
+            return std::fs::write(&args.metrics_path, "{\"completed_requests\": 3,").map_err(|e| e.to_string());
         }
         "no_metrics" => return Ok(()),
         _ => {}
@@ -336,29 +648,38 @@ fn run(args: &Args, mode: &str) -> Result<(), String> {
         _ => {}
     }
     let ttft_mean = finished.iter().map(|f| f.ttft_ms).sum::<f64>() / finished.len().max(1) as f64;
-    // Requests in injection order, not completion order: the harness must sort by index.
-    finished.sort_by_key(|f| f.id);
+    // Whole microsecond ticks, as the real simulator keeps time.
+    let us = |ms: f64| (ms * 1e3).round();
+    // Sorted by arrival, as the real file is; completion order must be derived from times.
+    finished.sort_by(|a, b| us(a.arrival_ms).total_cmp(&us(b.arrival_ms)).then(a.id.cmp(&b.id)));
     let requests: Vec<_> = finished
         .iter()
         .map(|f| {
+            let arrival = us(f.arrival_ms);
             json!({
-                "id": f.id,
-                "ttft_ms": f.ttft_ms,
+                "arrived_at": arrival / 1e6,
+                "requestID": format!("request_{}", f.id),
+                "num_prefill_tokens": workload.inputs[f.id],
+                "num_decode_tokens": workload.outputs[f.id],
+                "ttft_ms": us(f.ttft_ms) / 1e3,
                 "itl_ms": f.itl_ms,
-                "e2e_ms": f.e2e_ms,
-                "completion_index": f.completion_index,
+                "e2e_ms": (us(f.arrival_ms + f.e2e_ms) - arrival) / 1e3,
+                "scheduling_delay_ms": 0.0,
+                "round_index": 0,
             })
         })
         .collect();
     let metrics = json!({
+        "instance_id": "cluster",
         "completed_requests": finished.len(),
-        "injected_requests": injected,
         "still_queued": 0,
         "still_running": still_running,
-        "timed_out_requests": timed_out,
+        "injected_requests": injected,
+        "ttft_mean_ms": ttft_mean,
+        "preemption_count": 0,
         "dropped_unservable": 0,
         "length_capped_requests": 0,
-        "ttft_mean_ms": ttft_mean,
+        "timed_out_requests": timed_out,
         "requests": requests,
     });
     let text = serde_json::to_string_pretty(&metrics).map_err(|e| e.to_string())?;
@@ -367,16 +688,31 @@ fn run(args: &Args, mode: &str) -> Result<(), String> {
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    let args = match parse_args(&argv) {
-        Ok(args) => args,
-        Err(why) => {
-            eprintln!("blis-double: {why}\n{USAGE}");
-            return ExitCode::from(2);
+    let flags = std::env::var("BLIS_DOUBLE_DIALECT").is_ok_and(|d| d == "flags");
+    if argv.len() == 2 && argv[0] == "run" && (argv[1] == "--help" || argv[1] == "-h") {
+        print!("{}", if flags { FLAGS_HELP } else { SCENARIO_HELP });
+        return ExitCode::SUCCESS;
+    }
+    let args = if flags {
+        match parse_flag_args(&argv) {
+            Ok(args) => args,
+            Err(why) => {
+                eprintln!("{why}");
+                return ExitCode::from(1);
+            }
+        }
+    } else {
+        match parse_scenario_args(&argv) {
+            Ok(args) => args,
+            Err(why) => {
+                eprintln!("blis-double: {why}\n{USAGE}");
+                return ExitCode::from(2);
+            }
         }
     };
     let only = std::env::var("BLIS_DOUBLE_ONLY").unwrap_or_default();
     let mode = match std::env::var("BLIS_DOUBLE_MODE") {
-        Ok(mode) if args.scenario.contains(&only) => mode,
+        Ok(mode) if args.name().contains(&only) => mode,
         _ => String::new(),
     };
     match run(&args, &mode) {

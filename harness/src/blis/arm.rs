@@ -66,11 +66,7 @@ pub fn plan(
 
 fn engine_settings(values: &[settings::Setting]) -> Result<EngineSettings, String> {
     let get = |field: &str| {
-        values
-            .iter()
-            .find(|s| s.field == field)
-            .and_then(|s| s.value)
-            .ok_or_else(|| format!("no value for {field}"))
+        values.iter().find(|s| s.field == field).and_then(|s| s.value).ok_or_else(|| format!("no value for {field}"))
     };
     let int = |field: &str| match get(field)? {
         SettingValue::Int(v) => u32::try_from(v).map_err(|_| format!("{field} {v} out of range")),
@@ -108,18 +104,33 @@ fn arm_values(keys: &[PointKey], outcomes: &[PointOutcome], unplannable: &[(Poin
     Arm::simulated("BLIS", "blis", points)
 }
 
-/// Plans and runs the arm. The report lists every point that has no value and why (to stderr
-/// by the caller), so a dropped sweep is explained.
+/// The BLIS column and what a reader needs to trust it.
+pub struct Column {
+    pub arm: Arm,
+    /// One note per point without a value (and for points left to other shards).
+    pub notes: Vec<String>,
+    /// Per sweep: what the release could not model, or the settings it had no flag for.
+    pub sweep_notes: Vec<String>,
+    /// Points with a value.
+    pub succeeded: usize,
+    /// Points that failed (run, input or cache), not counting not-modelled or other-shard ones.
+    pub failed: usize,
+    /// Sweeps with at least one point the release cannot model (left out and counted).
+    pub not_modelled_sweeps: usize,
+    pub modelled_sweeps: usize,
+    /// Every planned point's outcome, in plan order (for `--report-json`).
+    pub outcomes: Vec<super::PointOutcome>,
+}
+
 /// The BLIS column over a selection: every point planned, run or served from the cache with
-/// `opts`. Returns the arm and one note per point without a value (and for points left to other
-/// shards); the scorer drops their sweeps for every arm.
+/// `opts`. The scorer drops the sweeps of points without a value for every arm.
 pub fn column(
     corpora: &Corpora,
     scenarios: &ScenarioSet,
     scenarios_dir: &Path,
     selection: &Selection,
     opts: &RunOptions,
-) -> Result<(Arm, Vec<String>), TaskError> {
+) -> Result<Column, TaskError> {
     let fixtures = FixtureSet::committed()?;
     let plan = plan(corpora, scenarios, scenarios_dir, Some(&opts.catalog), &fixtures, 0, selection);
     let (arm, report) = run_arm(&plan, opts)?;
@@ -130,12 +141,57 @@ pub fn column(
             report.summary.other_shard
         ));
     }
-    Ok((arm, notes))
+    // Per sweep, in plan order: the first not-modelled reason, else the unexpressed settings.
+    let mut sweeps: Vec<(String, String)> = Vec::new();
+    let mut not_modelled: BTreeMap<(String, String), String> = BTreeMap::new();
+    let mut unexpressed: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    for ((key, _), outcome) in plan.points.iter().zip(&report.outcomes) {
+        let sweep = (key.scenario.clone(), key.label.clone());
+        if !sweeps.contains(&sweep) {
+            sweeps.push(sweep.clone());
+        }
+        match (&outcome.result, &outcome.run) {
+            (Err(f), _) if f.kind == super::FailureKind::NotModelled => {
+                not_modelled.entry(sweep).or_insert_with(|| f.reason.clone());
+            }
+            (_, Some(run)) if !run.unexpressed.is_empty() => {
+                unexpressed.entry(sweep).or_insert_with(|| run.unexpressed.clone());
+            }
+            _ => {}
+        }
+    }
+    let mut sweep_notes = Vec::new();
+    if !not_modelled.is_empty() {
+        sweep_notes
+            .push(format!("{} sweeps not modelled by this release (left out of the BLIS column):", not_modelled.len()));
+        for ((scenario, label), why) in &not_modelled {
+            sweep_notes.push(format!("  {scenario} {label}: {why}"));
+        }
+    }
+    for sweep in &sweeps {
+        if let (Some(settings), false) = (unexpressed.get(sweep), not_modelled.contains_key(sweep)) {
+            sweep_notes.push(format!(
+                "{} {}: settings this release has no flag for: {}",
+                sweep.0,
+                sweep.1,
+                settings.join(", ")
+            ));
+        }
+    }
+    let not_modelled_sweeps = not_modelled.len();
+    let modelled_sweeps = sweeps.len() - not_modelled_sweeps;
+    let succeeded = report.outcomes.iter().filter(|o| o.result.is_ok()).count();
+    let failed = report.summary.failed;
+    let outcomes = report.outcomes;
+    Ok(Column { arm, notes, sweep_notes, succeeded, failed, not_modelled_sweeps, modelled_sweeps, outcomes })
 }
 
 /// The headline table for the release gate, with the BLIS column when a binary is supplied
 /// (run with the default options, quietly, through the shared cache).
-pub fn task_headline(inputs: &crate::inputs::Inputs, config_tier: Option<oracles::tiers::ConfigTier>) -> crate::task::TaskResult {
+pub fn task_headline(
+    inputs: &crate::inputs::Inputs,
+    config_tier: Option<oracles::tiers::ConfigTier>,
+) -> crate::task::TaskResult {
     use crate::inputs::InputKind;
     if inputs.get(InputKind::Blis).is_none() {
         return crate::score::task_headline(inputs, config_tier);
@@ -149,12 +205,16 @@ pub fn task_headline(inputs: &crate::inputs::Inputs, config_tier: Option<oracles
     let selection = Selection::vllm(config_tier);
     let mut opts = RunOptions::new(binary, catalog, registry);
     opts.progress = super::ProgressMode::Quiet;
-    let (arm, notes) = column(&corpora, &scenarios, &scenarios_dir, &selection, &opts)?;
-    let arms = crate::score::headline_arms(&corpora.e2e, Some(arm));
+    let col = column(&corpora, &scenarios, &scenarios_dir, &selection, &opts)?;
+    let arms = crate::score::headline_arms(&corpora.e2e, Some(col.arm));
     let scored = crate::score::score(&corpora, &scenarios, &arms, &selection);
     let mut out = crate::score::headline_output(&scored);
-    for note in notes {
+    out.blis_points = super::point_records(&col.outcomes);
+    for note in col.notes.iter().filter(|n| !n.contains("not modelled by this release")) {
         out.report.push_str(&format!("blis: no value: {note}\n"));
+    }
+    for note in &col.sweep_notes {
+        out.report.push_str(&format!("blis: {note}\n"));
     }
     Ok(out)
 }
@@ -228,13 +288,24 @@ pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOpti
     plan.points.retain(|(k, _)| keep(k));
     plan.unplannable.retain(|(k, _)| keep(k));
     let keys: Vec<PointKey> = plan.points.iter().map(|(k, _)| k.clone()).collect();
-    let base: Vec<PointSpec> = plan.points.iter().map(|(_, s)| s.clone()).collect();
     let opts = run.unwrap_or_else(|| {
         let mut opts = RunOptions::new(binary, catalog, registry);
         opts.progress = super::ProgressMode::Quiet;
         opts
     });
-    let reseed = |p: &PointSpec, seed: u64| fixtures.reseed(p, seed);
+    // The seed rows are defined by the numpy vectors: they reach the simulator only through
+    // TraceV2 replay, where the binary offers it; otherwise every row uses the uniform PDF.
+    let digest = super::binary::digest(&opts.binary)?;
+    let form = match super::Target::detect(&opts, &digest)? {
+        super::Target::Flags(release) if release.replay => super::workload::LengthForm::Vectors,
+        _ => super::workload::LengthForm::Uniform,
+    };
+    let base: Vec<PointSpec> = plan.points.iter().map(|(_, s)| PointSpec { form, ..s.clone() }).collect();
+    let reseed = |p: &PointSpec, seed: u64| fixtures.reseed(p, seed).map(|r| PointSpec { form: p.form, ..r });
+    let lengths_line = match form {
+        super::workload::LengthForm::Vectors => format!("lengths: {}", super::workload::TRACE_CAVEAT),
+        super::workload::LengthForm::Uniform => "lengths: this binary offers no TraceV2 replay, so every row states lengths as the workload spec's uniform PDF and numpy seed k is the simulator's own draw at seed k, not the numpy vectors".to_string(),
+    };
     let score = |_: &[PointSpec], outcomes: &[PointOutcome]| -> anyhow::Result<super::sensitivity::RowScore> {
         let arms = [arm_values(&keys, outcomes, &plan.unplannable)];
         let scored = crate::score::score(&corpora, &scenarios, &arms, &selection);
@@ -249,11 +320,70 @@ pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOpti
     let table = super::sensitivity::sensitivity(&base, &reseed, &opts, &score)?;
     let mut out = table.output();
     out.report = format!(
-        "BLIS sensitivity: {} monotone vLLM sweeps, {} points ({} not runnable)\n{}",
+        "BLIS sensitivity: {} monotone vLLM sweeps, {} points ({} not runnable)\n{lengths_line}\n{}",
         monotone.len(),
         base.len() + plan.unplannable.len(),
         plan.unplannable.len(),
         out.report
     );
+    Ok(out)
+}
+
+/// SHA-256 of the `blis` built from inference-sim at f90a1e3a (the team's copy; its build
+/// script reproduces it byte for byte). The `blis-release/f90a1e3a/...` figures are of this
+/// binary only.
+pub const RELEASE_F90A1E3A_SHA256: &str = "3cbf80df198cbf45a185103d3baa2a6139f180f7c051c969f584be426da80576";
+
+/// The BLIS column of one real release (harness/figures.yaml, task `blis-release-f90a1e3a`):
+/// the vLLM headline with every sweep the release can model filled by it, the others counted
+/// as not modelled, and the settings it has no flag for listed per sweep. These figures are
+/// new (nobody published a BLIS column for this release); the gate checks they are computed,
+/// complete and unchanged (the snapshot pins the numbers).
+pub fn task_release_f90a1e3a(inputs: &crate::inputs::Inputs) -> crate::task::TaskResult {
+    use crate::inputs::{InputKind, Refusal};
+    let needed_for = "the BLIS figures of inference-sim f90a1e3a";
+    let binary = super::binary::require(inputs, needed_for)?;
+    let digest = super::binary::digest(&binary)?;
+    if digest != RELEASE_F90A1E3A_SHA256 {
+        return Err(Refusal::new(
+            InputKind::Blis,
+            needed_for,
+            format!(
+                "{} is another binary (sha256 {digest}); these figures need the build of inference-sim f90a1e3a (sha256 {RELEASE_F90A1E3A_SHA256})",
+                binary.display()
+            ),
+        )
+        .into());
+    }
+    let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
+    let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
+    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?.to_path_buf();
+    let (corpora, scenarios) = crate::score::load_inputs(inputs)?;
+    let selection = Selection::vllm(None);
+    let mut opts = RunOptions::new(binary, catalog, registry);
+    opts.progress = super::ProgressMode::Silent;
+    let col = column(&corpora, &scenarios, &scenarios_dir, &selection, &opts)?;
+    let arms = crate::score::headline_arms(&corpora.e2e, Some(col.arm));
+    let scored = crate::score::score(&corpora, &scenarios, &arms, &selection);
+    let mut out = crate::score::headline_output(&scored);
+    let mut head = format!(
+        "BLIS release: inference-sim f90a1e3a (flag dialect), the vLLM sweeps it can model\n\
+         {} sweeps modelled, {} not modelled by this release; {} points with a value, {} failed\n",
+        col.modelled_sweeps, col.not_modelled_sweeps, col.succeeded, col.failed
+    );
+    for note in &col.sweep_notes {
+        head += &format!("blis: {note}\n");
+    }
+    for note in col.notes.iter().filter(|n| !n.contains("not modelled by this release")) {
+        head += &format!("blis: no value: {note}\n");
+    }
+    out.report = format!("{head}\n{}", out.report);
+    out.blis_points = super::point_records(&col.outcomes);
+    out.count("modelled_sweeps", col.modelled_sweeps as u64);
+    out.count("not_modelled_sweeps", col.not_modelled_sweeps as u64);
+    out.count("failed_points", col.failed as u64);
+    out.count("points_with_value", col.succeeded as u64);
+    let blis_scored = out.values.contains_key("all.blis.tpot_shape") && out.values.contains_key("all.blis.ttft_shape");
+    out.check("blis_column_scored", blis_scored);
     Ok(out)
 }

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 const FORMAT: &str = "blis-repro-point-cache/1";
 
 /// Bumped whenever `metrics::summarize` changes meaning, so old entries miss.
-const SUMMARY_VERSION: &str = "summarize/1";
+const SUMMARY_VERSION: &str = "summarize/2";
 
 /// The content key of one point.
 pub fn key(binary_digest: &str, scenario_name: &str, variant: &str, workload: &str, seed: u64) -> String {
@@ -220,7 +220,14 @@ mod tests {
     use super::*;
 
     fn metrics() -> PointMetrics {
-        PointMetrics { tpot_ms: 0.1 + 0.2, ttft_ms: 1.0 / 3.0, completed: 12, tpot_samples: 10, ttft_samples: 12 }
+        PointMetrics {
+            tpot_ms: 0.1 + 0.2,
+            ttft_ms: 1.0 / 3.0,
+            completed: 12,
+            tpot_samples: 10,
+            ttft_samples: 12,
+            metrics_sha256: "ab".into(),
+        }
     }
 
     #[test]
@@ -241,8 +248,14 @@ mod tests {
     #[test]
     fn every_input_moves_the_key() {
         let base = key("d", "s", "v", "w", 0);
-        for other in [key("e", "s", "v", "w", 0), key("d", "t", "v", "w", 0), key("d", "s", "x", "w", 0),
-                      key("d", "s", "v", "x", 0), key("d", "s", "v", "w", 1), key("ds", "", "v", "w", 0)] {
+        for other in [
+            key("e", "s", "v", "w", 0),
+            key("d", "t", "v", "w", 0),
+            key("d", "s", "x", "w", 0),
+            key("d", "s", "v", "x", 0),
+            key("d", "s", "v", "w", 1),
+            key("ds", "", "v", "w", 0),
+        ] {
             assert_ne!(base, other);
         }
     }

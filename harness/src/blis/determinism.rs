@@ -12,10 +12,15 @@ const ISL: u32 = 1024;
 const OSL: u32 = 1024;
 const CONCURRENCY: u32 = 4;
 
-/// The point the figure runs: the first vLLM scenario by file name, its own engine settings
-/// (prefix caching on when the file does not say: vLLM's default, REFERENCE.md section 6),
-/// 1024:1024 at concurrency 4, with the committed numpy seed-0 vectors of that point.
+/// The point the figure runs: the first vLLM scenario by file name that the binary can model
+/// (any, for the scenario dialect), its own engine settings (prefix caching on when the file
+/// does not say: vLLM's default), 1024:1024 at concurrency 4, with the committed numpy seed-0
+/// vectors of that point.
 pub fn determinism_point(scenarios: &Path) -> Result<PointSpec> {
+    determinism_point_for(scenarios, &super::Target::Scenario)
+}
+
+pub fn determinism_point_for(scenarios: &Path, target: &super::Target) -> Result<PointSpec> {
     let mut files: Vec<_> = std::fs::read_dir(scenarios)
         .with_context(|| format!("listing {}", scenarios.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -23,11 +28,24 @@ pub fn determinism_point(scenarios: &Path) -> Result<PointSpec> {
         .collect();
     files.sort();
     let is_vllm = |p: &&std::path::PathBuf| p.file_name().is_some_and(|n| n.to_string_lossy().contains("vllm"));
+    let modelled = |p: &&std::path::PathBuf| match target {
+        super::Target::Scenario => true,
+        super::Target::Flags(release) => std::fs::read_to_string(p).is_ok_and(|text| {
+            let any = EngineSettings {
+                max_num_seqs: 1,
+                max_num_batched_tokens: 1,
+                block_size: 1,
+                enable_prefix_caching: true,
+            };
+            super::dialect::flag_deployment(&text, &any, release).is_ok()
+        }),
+    };
     let file = files
         .iter()
+        .filter(modelled)
         .find(is_vllm)
-        .or(files.first())
-        .ok_or_else(|| anyhow!("{} holds no scenario files", scenarios.display()))?;
+        .or(files.iter().find(modelled))
+        .ok_or_else(|| anyhow!("{} holds no scenario file this binary can model", scenarios.display()))?;
     let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let stated = super::variant::stated_settings(&text).with_context(|| format!("{}", file.display()))?;
     let missing = |f: &str| anyhow!("{}: pools[0].engine.{f} is not stated", file.display());
@@ -47,14 +65,18 @@ pub fn task_determinism(inputs: &Inputs) -> TaskResult {
     let scenarios = inputs.require_dir(InputKind::Scenarios, needed_for)?;
     let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?;
     let registry = inputs.require_dir(InputKind::Registry, needed_for)?;
-    let point = determinism_point(scenarios)?;
     let mut opts = RunOptions::new(binary, catalog.to_path_buf(), registry.to_path_buf());
+    let digest = super::binary::digest(&opts.binary)?;
+    let target = super::Target::detect(&opts, &digest)?;
+    let point = determinism_point_for(scenarios, &target)?;
     opts.cache = CacheMode::Off;
     opts.workers = 1;
     opts.progress = ProgressMode::Silent;
     let mut runs = Vec::new();
+    let mut records = Vec::new();
     for _ in 0..2 {
         let report = run_points(std::slice::from_ref(&point), &opts)?;
+        records.extend(super::point_records(&report.outcomes));
         let outcome = report.outcomes.into_iter().next().expect("one point in, one outcome out");
         match outcome.result {
             Ok(m) => runs.push(m),
@@ -76,14 +98,18 @@ pub fn task_determinism(inputs: &Inputs) -> TaskResult {
         ("completed", a.completed == b.completed),
         ("tpot_samples", a.tpot_samples == b.tpot_samples),
         ("ttft_samples", a.ttft_samples == b.ttft_samples),
+        ("metrics file", !a.metrics_sha256.is_empty() && a.metrics_sha256 == b.metrics_sha256),
     ];
     let identical = fields.iter().all(|(_, same)| *same);
-    let mut report = format!("BLIS determinism: one point, two runs outside the cache\npoint: {}\n", point.label());
+    let mut report = format!(
+        "BLIS determinism: one point, two runs outside the cache, summaries and metrics files compared\npoint: {}\n",
+        point.label()
+    );
     for (name, same) in fields {
         report += &format!("  {name:<13} {}\n", if same { "bit-identical" } else { "DIFFERS" });
     }
     report += &format!("verdict: {}\n", if identical { "deterministic" } else { "NOT deterministic" });
-    let mut out = TaskOutput { report, ..TaskOutput::default() };
+    let mut out = TaskOutput { report, blis_points: records, ..TaskOutput::default() };
     out.check("bit_identical", identical);
     out.count("completed", a.completed);
     Ok(out)

@@ -65,7 +65,7 @@ impl FixtureSet {
         seed: u64,
     ) -> Result<PointSpec> {
         let (input_lens, output_lens) = self.lengths(seed, isl, osl, concurrency)?;
-        Ok(PointSpec { scenario_file, engine, isl, osl, concurrency, seed, input_lens, output_lens })
+        Ok(PointSpec { scenario_file, engine, isl, osl, concurrency, seed, input_lens, output_lens, form: Default::default() })
     }
 
     /// The same point with the vectors (and seed) of another numpy seed: the sensitivity

@@ -11,6 +11,7 @@ pub mod arm;
 pub mod binary;
 pub mod cache;
 pub mod determinism;
+pub mod dialect;
 pub mod double;
 pub mod lengths;
 pub mod metrics;
@@ -52,6 +53,10 @@ pub struct PointSpec {
     /// The `10 x concurrency` measured lengths, in draw order (the fixture vectors).
     pub input_lens: Vec<u32>,
     pub output_lens: Vec<u32>,
+    /// How the lengths reach the simulator: the uniform PDF of the workload spec (default) or
+    /// these vectors through TraceV2 replay (the sensitivity table, when the binary can).
+    #[serde(default)]
+    pub form: workload::LengthForm,
 }
 
 impl PointSpec {
@@ -103,6 +108,14 @@ pub struct RunOptions {
     pub child_env: Vec<(String, String)>,
 }
 
+static CACHE_DISABLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Every `RunOptions::new` of this process runs with the cache off: the gate's second
+/// rendering of a task, which must compute rather than replay the first rendering's entries.
+pub fn disable_cache_in_this_process() {
+    CACHE_DISABLED.store(true, Ordering::SeqCst);
+}
+
 /// `<workspace root>/target-cache/blis` (git-ignored).
 pub fn default_cache_dir() -> PathBuf {
     crate::paths::workspace_root().join("target-cache").join("blis")
@@ -116,6 +129,9 @@ impl RunOptions {
     /// Defaults: the binary's directory as the blis root (where `go build -o blis` puts it),
     /// one worker per core, a 30-minute timeout per point, the default cache, no shard.
     pub fn new(binary: PathBuf, catalog: PathBuf, registry: PathBuf) -> RunOptions {
+        // The child runs in another directory: relative paths the user gave must not move.
+        let absolute = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
+        let (catalog, registry) = (absolute(catalog), absolute(registry));
         let blis_root = binary.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
         RunOptions {
             binary,
@@ -124,7 +140,11 @@ impl RunOptions {
             blis_root,
             workers: default_workers(),
             timeout: Duration::from_secs(30 * 60),
-            cache: CacheMode::ReadWrite(default_cache_dir()),
+            cache: if CACHE_DISABLED.load(Ordering::SeqCst) {
+                CacheMode::Off
+            } else {
+                CacheMode::ReadWrite(default_cache_dir())
+            },
             shard: None,
             progress: ProgressMode::Auto,
             child_env: Vec::new(),
@@ -147,6 +167,9 @@ pub enum FailureKind {
     NotCached,
     /// `--shard`: the point belongs to another shard and was not run.
     OtherShard,
+    /// The release cannot model the point (unknown hardware, no model config): its sweep is
+    /// left out of the BLIS column and counted, never scored as zero.
+    NotModelled,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -166,7 +189,24 @@ pub struct PointOutcome {
     pub cached: bool,
     /// Wall time of this point's run (zero for cache hits).
     pub elapsed: Duration,
+    /// How the point is (or would be) run; `None` when its inputs could not be read.
+    pub run: Option<PointRun>,
 }
+
+/// What anyone needs to re-run one point by hand: the dialect, the exact arguments (the point's
+/// temporary directory written as `<point-dir>`), the working directory and the SHA-256 of the
+/// workload spec written there.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PointRun {
+    pub dialect: &'static str,
+    pub command: Vec<String>,
+    pub workload_sha256: String,
+    /// Scenario settings the release has no flag for (flag dialect), `key: value`.
+    pub unexpressed: Vec<String>,
+}
+
+/// The placeholder for a point's temporary directory in a recorded command line.
+pub const POINT_DIR: &str = "<point-dir>";
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunSummary {
@@ -175,6 +215,8 @@ pub struct RunSummary {
     pub cached: usize,
     pub failed: usize,
     pub other_shard: usize,
+    /// Points the release cannot model (`FailureKind::NotModelled`), not counted as failed.
+    pub not_modelled: usize,
     /// Corrupt cache entries found and recomputed.
     pub recomputed_corrupt: usize,
     pub wall: Duration,
@@ -194,6 +236,9 @@ impl RunSummary {
             self.cached,
             self.failed
         );
+        if self.not_modelled > 0 {
+            line += &format!(", {} not modelled by this release", self.not_modelled);
+        }
         if self.other_shard > 0 {
             line += &format!(", {} left to other shards", self.other_shard);
         }
@@ -211,44 +256,151 @@ pub struct RunReport {
     pub summary: RunSummary,
 }
 
+/// Which command line the binary takes, and for the flag dialect what its release ships.
+#[derive(Clone, Debug)]
+pub enum Target {
+    Scenario,
+    Flags(dialect::Release),
+}
+
+impl Target {
+    pub fn dialect(&self) -> dialect::Dialect {
+        match self {
+            Target::Scenario => dialect::Dialect::Scenario,
+            Target::Flags(_) => dialect::Dialect::Flags,
+        }
+    }
+
+    /// Reads the dialect from `blis run --help` and, for the flag dialect, the release files
+    /// in the working directory.
+    pub fn detect(opts: &RunOptions, binary_digest: &str) -> Result<Target, TaskError> {
+        let (d, flags) = dialect::detect_with_flags(&opts.binary, binary_digest, &opts.blis_root, &opts.child_env)
+            .map_err(|e| TaskError::Failed(anyhow::anyhow!(e)))?;
+        Ok(match d {
+            dialect::Dialect::Scenario => Target::Scenario,
+            dialect::Dialect::Flags => Target::Flags(
+                dialect::Release::load(
+                    &opts.blis_root,
+                    flags,
+                    dialect::replay_supported(&opts.binary, binary_digest, &opts.blis_root, &opts.child_env),
+                )
+                    .with_context(|| format!("{} takes the flag dialect; its release files", opts.binary.display()))?,
+            ),
+        })
+    }
+}
+
 /// The files one point's run needs, built before anything runs.
 struct Prepared {
     key: String,
     scenario_name: String,
-    variant: String,
+    /// The scenario variant (scenario dialect) or nothing (flag dialect).
+    variant: Option<String>,
+    /// The deployment flags (flag dialect).
+    flags: Vec<String>,
+    /// The TraceV2 header and data (vectors form: `blis replay`).
+    trace: Option<(String, String)>,
+    unexpressed: Vec<String>,
     workload: String,
     expected_requests: u64,
 }
 
-fn prepare(point: &PointSpec, binary_digest: &str) -> Result<Prepared> {
+enum PrepareError {
+    NotModelled(String),
+    Input(anyhow::Error),
+}
+
+fn prepare(point: &PointSpec, binary_digest: &str, target: &Target) -> Result<Prepared, PrepareError> {
+    let input = PrepareError::Input;
     let text = std::fs::read_to_string(&point.scenario_file)
-        .with_context(|| format!("reading scenario {}", point.scenario_file.display()))?;
-    let variant = variant::scenario_variant(&text, &point.engine)
-        .with_context(|| format!("scenario {}", point.scenario_file.display()))?;
-    let workload = workload::workload_spec(point)?;
+        .with_context(|| format!("reading scenario {}", point.scenario_file.display()))
+        .map_err(input)?;
+    let trace = match (point.form, target) {
+        (workload::LengthForm::Uniform, _) => None,
+        (workload::LengthForm::Vectors, Target::Flags(release)) if release.replay => {
+            Some(workload::trace_v2(point).map_err(input)?)
+        }
+        (workload::LengthForm::Vectors, _) => {
+            return Err(PrepareError::NotModelled(
+                "per-request length vectors need TraceV2 replay (`blis replay --trace-header --trace-data \
+                 --session-mode`), which this binary does not offer"
+                    .into(),
+            ))
+        }
+    };
+    let workload = match &trace {
+        Some((header, data)) => format!("{header}{data}"),
+        None => workload::workload_spec(point).map_err(input)?,
+    };
     let scenario_name = point.scenario_name();
-    let key = cache::key(binary_digest, &scenario_name, &variant, &workload, point.seed);
-    let expected_requests = 12 * u64::from(point.concurrency);
-    Ok(Prepared { key, scenario_name, variant, workload, expected_requests })
+    let (variant, flags, unexpressed, keyed) = match target {
+        Target::Scenario => {
+            let variant = variant::scenario_variant(&text, &point.engine)
+                .with_context(|| format!("scenario {}", point.scenario_file.display()))
+                .map_err(input)?;
+            (Some(variant.clone()), Vec::new(), Vec::new(), variant)
+        }
+        Target::Flags(release) => match dialect::flag_deployment(&text, &point.engine, release) {
+            Ok(d) => {
+                let flags = d.flags(&point.engine);
+                let keyed = format!("{}\n{}", flags.join(" "), d.key_text);
+                (None, flags, d.unexpressed, keyed)
+            }
+            Err(Ok(dialect::NotModelled(why))) => return Err(PrepareError::NotModelled(why)),
+            Err(Err(e)) => return Err(input(e.context(format!("scenario {}", point.scenario_file.display())))),
+        },
+    };
+    let key = cache::key(binary_digest, &scenario_name, &keyed, &workload, point.seed);
+    let expected_requests = workload::total_requests(point.concurrency);
+    Ok(Prepared { key, scenario_name, variant, flags, trace, unexpressed, workload, expected_requests })
 }
 
-fn failure(kind: FailureKind, reason: impl Into<String>) -> PointFailure {
-    PointFailure { kind, reason: reason.into(), stderr_tail: Vec::new() }
+impl Prepared {
+    fn command(&self, dir: &Path, opts: &RunOptions, seed: u64) -> Vec<String> {
+        match &self.variant {
+            Some(_) => command_line(&self.scenario_name, dir, opts, seed),
+            None if self.trace.is_some() => {
+                // `blis replay` has no --workload-spec and no --timeout (follow-up rounds get a
+                // fixed 300 s deadline: see workload::TRACE_CAVEAT). Its horizon defaults to twice the latest
+                // trace arrival, 600 s when all are zero (`cmd/replay.go`,
+                // computeHorizonFromMaxArrival): long points need the largest tick instead.
+                let d = |name: &str| dir.join(name).display().to_string();
+                let mut args = vec!["replay".to_string(), "--trace-header".into(), d("trace.yaml")];
+                args.extend(["--trace-data".into(), d("trace.csv"), "--session-mode".into(), "closed-loop".into()]);
+                args.extend(self.flags.iter().cloned());
+                args.extend(["--horizon".into(), i64::MAX.to_string()]);
+                args.extend(["--seed".into(), seed.to_string(), "--metrics-path".into(), d("metrics.json")]);
+                args.extend(["--log".into(), "error".into()]);
+                args
+            }
+            None => {
+                let mut args = vec!["run".to_string()];
+                args.extend(self.flags.iter().cloned());
+                args.extend(common_flags(dir, seed));
+                args
+            }
+        }
+    }
+
+    fn record(&self, opts: &RunOptions, seed: u64, dialect: dialect::Dialect) -> PointRun {
+        use sha2::Digest;
+        // Absolute: the command runs from the blis root, not from where the user gave the path.
+        let binary = std::path::absolute(&opts.binary).unwrap_or_else(|_| opts.binary.clone());
+        let mut command = vec![binary.display().to_string()];
+        command.extend(self.command(Path::new(POINT_DIR), opts, seed));
+        PointRun {
+            dialect: dialect.name(),
+            command,
+            workload_sha256: binary::hex(&sha2::Sha256::digest(self.workload.as_bytes())),
+            unexpressed: self.unexpressed.clone(),
+        }
+    }
 }
 
-/// The exact command line of REFERENCE.md section 7.
-pub fn command_line(scenario_name: &str, dir: &Path, opts: &RunOptions, seed: u64) -> Vec<String> {
+/// `--workload-spec ... --timeout -1 --log error`: the flags both dialects share.
+fn common_flags(dir: &Path, seed: u64) -> Vec<String> {
     let d = |p: &Path| p.display().to_string();
     vec![
-        "run".into(),
-        "--scenario".into(),
-        scenario_name.into(),
-        "--scenarios".into(),
-        d(dir),
-        "--catalog".into(),
-        d(&opts.catalog),
-        "--registry".into(),
-        d(&opts.registry),
         "--workload-spec".into(),
         d(&dir.join("workload.yaml")),
         "--seed".into(),
@@ -262,20 +414,51 @@ pub fn command_line(scenario_name: &str, dir: &Path, opts: &RunOptions, seed: u6
     ]
 }
 
+fn failure(kind: FailureKind, reason: impl Into<String>) -> PointFailure {
+    PointFailure { kind, reason: reason.into(), stderr_tail: Vec::new() }
+}
+
+/// The command line of the scenario dialect (the latency-kernel contract).
+pub fn command_line(scenario_name: &str, dir: &Path, opts: &RunOptions, seed: u64) -> Vec<String> {
+    let d = |p: &Path| p.display().to_string();
+    let mut args = vec![
+        "run".into(),
+        "--scenario".into(),
+        scenario_name.into(),
+        "--scenarios".into(),
+        d(dir),
+        "--catalog".into(),
+        d(&opts.catalog),
+        "--registry".into(),
+        d(&opts.registry),
+    ];
+    args.extend(common_flags(dir, seed));
+    args
+}
+
 /// Runs one prepared point in a fresh temporary directory (removed afterwards).
 fn simulate(prepared: &Prepared, point: &PointSpec, opts: &RunOptions) -> Result<PointMetrics, PointFailure> {
     let io = |e: std::io::Error| failure(FailureKind::Exit, format!("preparing the run directory: {e}"));
     let dir = tempfile::Builder::new().prefix("blis-point-").tempdir().map_err(io)?;
-    std::fs::write(dir.path().join(&prepared.scenario_name), &prepared.variant).map_err(io)?;
-    std::fs::write(dir.path().join("workload.yaml"), &prepared.workload).map_err(io)?;
+    if let Some(variant) = &prepared.variant {
+        std::fs::write(dir.path().join(&prepared.scenario_name), variant).map_err(io)?;
+    }
+    match &prepared.trace {
+        Some((header, data)) => {
+            std::fs::write(dir.path().join("trace.yaml"), header).map_err(io)?;
+            std::fs::write(dir.path().join("trace.csv"), data).map_err(io)?;
+        }
+        None => std::fs::write(dir.path().join("workload.yaml"), &prepared.workload).map_err(io)?,
+    }
     let stderr_path = dir.path().join("stderr.txt");
     let run = pool::ChildRun {
         program: &opts.binary,
-        args: command_line(&prepared.scenario_name, dir.path(), opts, point.seed),
+        args: prepared.command(dir.path(), opts, point.seed),
         cwd: &opts.blis_root,
         env: &opts.child_env,
         timeout: opts.timeout,
         stderr_path: stderr_path.clone(),
+        stdout_path: None,
     };
     let end = pool::run_child(&run)
         .map_err(|e| failure(FailureKind::Exit, format!("starting {}: {e}", opts.binary.display())))?;
@@ -285,6 +468,7 @@ fn simulate(prepared: &Prepared, point: &PointSpec, opts: &RunOptions) -> Result
         pool::ChildEnd::TimedOut => {
             return Err(with_tail(FailureKind::Timeout, format!("killed after the {:?} timeout", opts.timeout)))
         }
+        pool::ChildEnd::Interrupted => return Err(with_tail(FailureKind::Exit, "interrupted".into())),
         pool::ChildEnd::Exited(status) if !status.success() => {
             return Err(with_tail(FailureKind::Exit, format!("blis run exited with {status}")))
         }
@@ -293,8 +477,13 @@ fn simulate(prepared: &Prepared, point: &PointSpec, opts: &RunOptions) -> Result
     let text = std::fs::read_to_string(dir.path().join("metrics.json"))
         .map_err(|e| with_tail(FailureKind::Metrics, format!("blis run wrote no readable metrics file: {e}")))?;
     let file = metrics::parse(&text).map_err(|e| with_tail(FailureKind::Metrics, format!("{e:#}")))?;
-    metrics::summarize(&file, point.concurrency, prepared.expected_requests)
-        .map_err(|e| with_tail(FailureKind::Incomplete, format!("{e:#}")))
+    let mut summary = metrics::summarize(&file, point.concurrency, prepared.expected_requests)
+        .map_err(|e| with_tail(FailureKind::Incomplete, format!("{e:#}")))?;
+    summary.metrics_sha256 = {
+        use sha2::Digest;
+        binary::hex(&sha2::Sha256::digest(text.as_bytes()))
+    };
+    Ok(summary)
 }
 
 struct Progress {
@@ -348,6 +537,7 @@ impl Progress {
             Ok(_) if outcome.cached => ("cached ", String::new()),
             Ok(_) => ("done   ", format!(" ({:.2}s)", outcome.elapsed.as_secs_f64())),
             Err(f) if f.kind == FailureKind::OtherShard => return,
+            Err(f) if f.kind == FailureKind::NotModelled => ("skip   ", format!(": {}", f.reason)),
             Err(f) => ("failed ", format!(": {}", f.reason)),
         };
         if let Some(bar) = &self.bar {
@@ -362,7 +552,7 @@ impl Progress {
         }
         let show = match self.mode {
             ProgressMode::Lines => true,
-            ProgressMode::Quiet => outcome.result.is_err(),
+            ProgressMode::Quiet => outcome.result.as_ref().is_err_and(|f| f.kind != FailureKind::NotModelled),
             _ => false,
         };
         if show {
@@ -390,6 +580,8 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
     let started = Instant::now();
     let binary = binary::validate(&opts.binary, "running BLIS points")?;
     let digest = binary::digest(&binary)?;
+    let target = Target::detect(opts, &digest)?;
+    let dialect = target.dialect();
     let cache = match &opts.cache {
         CacheMode::Off => None,
         CacheMode::ReadWrite(dir) | CacheMode::ReadOnly(dir) => Some(Cache::new(dir)),
@@ -401,61 +593,98 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
     let read_only = matches!(opts.cache, CacheMode::ReadOnly(_));
     let progress = Progress::new(opts.progress, points.len());
     let corrupt = AtomicUsize::new(0);
-    let outcomes = pool::parallel_map(points, opts.workers, |_, point| {
-        let label = point.label();
-        let prepared = match prepare(point, &digest) {
-            Ok(p) => p,
-            Err(e) => {
-                let outcome = PointOutcome {
-                    key: String::new(),
-                    label,
-                    result: Err(failure(FailureKind::Input, format!("{e:#}"))),
-                    cached: false,
-                    elapsed: Duration::ZERO,
-                };
-                progress.finished(&outcome);
-                return outcome;
+    let outcomes = pool::interruptible(|| {
+        pool::parallel_map(points, opts.workers, |_, point| {
+            let label = point.label();
+            let prepared = match prepare(point, &digest, &target) {
+                Ok(p) => p,
+                Err(e) => {
+                    let (kind, reason) = match e {
+                        PrepareError::NotModelled(why) => {
+                            (FailureKind::NotModelled, format!("not modelled by this release: {why}"))
+                        }
+                        PrepareError::Input(e) => (FailureKind::Input, format!("{e:#}")),
+                    };
+                    let outcome = PointOutcome {
+                        key: String::new(),
+                        label,
+                        result: Err(failure(kind, reason)),
+                        cached: false,
+                        elapsed: Duration::ZERO,
+                        run: None,
+                    };
+                    progress.finished(&outcome);
+                    return outcome;
+                }
+            };
+            let record = prepared.record(opts, point.seed, dialect);
+            let outcome = |result, cached, elapsed| PointOutcome {
+                key: prepared.key.clone(),
+                label: label.clone(),
+                result,
+                cached,
+                elapsed,
+                run: Some(record.clone()),
+            };
+            if pool::interrupted() {
+                return outcome(
+                    Err(failure(FailureKind::Exit, "interrupted before it started")),
+                    false,
+                    Duration::ZERO,
+                );
             }
-        };
-        let outcome = |result, cached, elapsed| PointOutcome { key: prepared.key.clone(), label: label.clone(), result, cached, elapsed };
-        if let Some(shard) = opts.shard.filter(|s| !s.owns(&prepared.key)) {
-            let reason = format!("belongs to another shard than {}/{}", shard.index, shard.count);
-            return outcome(Err(failure(FailureKind::OtherShard, reason)), false, Duration::ZERO);
-        }
-        if let Some(cache) = &cache {
-            match cache.get(&prepared.key) {
-                cache::Lookup::Hit(metrics) => {
-                    let o = outcome(Ok(metrics), true, Duration::ZERO);
+            if let Some(shard) = opts.shard.filter(|s| !s.owns(&prepared.key)) {
+                let reason = format!("belongs to another shard than {}/{}", shard.index, shard.count);
+                return outcome(Err(failure(FailureKind::OtherShard, reason)), false, Duration::ZERO);
+            }
+            if let Some(cache) = &cache {
+                match cache.get(&prepared.key) {
+                    cache::Lookup::Hit(metrics) => {
+                        let o = outcome(Ok(metrics), true, Duration::ZERO);
+                        progress.finished(&o);
+                        return o;
+                    }
+                    cache::Lookup::Corrupt(why) => {
+                        corrupt.fetch_add(1, Ordering::Relaxed);
+                        if progress.mode != ProgressMode::Silent {
+                            progress.line(&format!("blis: corrupt cache entry, recomputing: {why}"));
+                        }
+                    }
+                    cache::Lookup::Miss => {}
+                }
+                if read_only {
+                    let o = outcome(
+                        Err(failure(FailureKind::NotCached, "not in the cache (read-only)")),
+                        false,
+                        Duration::ZERO,
+                    );
                     progress.finished(&o);
                     return o;
                 }
-                cache::Lookup::Corrupt(why) => {
-                    corrupt.fetch_add(1, Ordering::Relaxed);
-                    if progress.mode != ProgressMode::Silent {
-                        progress.line(&format!("blis: corrupt cache entry, recomputing: {why}"));
-                    }
+            }
+            progress.running(&label);
+            let t = Instant::now();
+            let mut result = simulate(&prepared, point, opts);
+            let elapsed = t.elapsed();
+            if let (Ok(metrics), Some(cache)) = (&result, &cache) {
+                if let Err(e) = cache.put(&prepared.key, metrics) {
+                    result = Err(failure(FailureKind::Exit, format!("writing the cache entry: {e:#}")));
                 }
-                cache::Lookup::Miss => {}
             }
-            if read_only {
-                let o = outcome(Err(failure(FailureKind::NotCached, "not in the cache (read-only)")), false, Duration::ZERO);
-                progress.finished(&o);
-                return o;
-            }
-        }
-        progress.running(&label);
-        let t = Instant::now();
-        let mut result = simulate(&prepared, point, opts);
-        let elapsed = t.elapsed();
-        if let (Ok(metrics), Some(cache)) = (&result, &cache) {
-            if let Err(e) = cache.put(&prepared.key, metrics) {
-                result = Err(failure(FailureKind::Exit, format!("writing the cache entry: {e:#}")));
-            }
-        }
-        let o = outcome(result, false, elapsed);
-        progress.finished(&o);
-        o
+            let o = outcome(result, false, elapsed);
+            progress.finished(&o);
+            o
+        })
     });
+    if pool::interrupted() {
+        // Every child's group is killed and every point directory removed by now; the cache
+        // holds only complete entries.
+        let _ = writeln!(
+            std::io::stderr(),
+            "blis: interrupted; running points stopped, their temporary directories removed"
+        );
+        std::process::exit(130);
+    }
     let mut summary = RunSummary { points: points.len(), wall: started.elapsed(), ..RunSummary::default() };
     summary.recomputed_corrupt = corrupt.into_inner();
     for o in &outcomes {
@@ -464,6 +693,7 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
             Ok(_) if o.cached => summary.cached += 1,
             Ok(_) => summary.ran += 1,
             Err(f) if f.kind == FailureKind::OtherShard => summary.other_shard += 1,
+            Err(f) if f.kind == FailureKind::NotModelled => summary.not_modelled += 1,
             Err(_) => {
                 summary.failed += 1;
                 if !o.key.is_empty() && !matches!(o.result, Err(PointFailure { kind: FailureKind::NotCached, .. })) {
@@ -478,6 +708,56 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
     Ok(RunReport { outcomes, summary })
 }
 
+/// One deterministic record per point for the gate's JSON report: key, label, how it is run
+/// (`PointRun`) and its figures or failure kind and reason. Nothing that can differ between
+/// two renderings of a task (whether it came from the cache, times, the stderr tail).
+pub fn point_records(outcomes: &[PointOutcome]) -> Vec<serde_json::Value> {
+    use serde_json::json;
+    outcomes
+        .iter()
+        .map(|o| {
+            let result = match &o.result {
+                Ok(m) => json!({"ok": m}),
+                Err(f) => json!({"failed": {"kind": format!("{:?}", f.kind), "reason": f.reason}}),
+            };
+            json!({"key": o.key, "label": o.label, "run": o.run, "result": result})
+        })
+        .collect()
+}
+
+/// Every point's record as JSON (`--report-json`): its key and label, how it is run (dialect,
+/// exact arguments with `<point-dir>`, workload SHA-256, settings without a flag) and its
+/// result or failure. Enough to re-run any point by hand (docs/blis-arm.md). No times.
+pub fn outcomes_json(binary: &Path, outcomes: &[PointOutcome]) -> String {
+    use serde_json::json;
+    let points: Vec<serde_json::Value> = outcomes
+        .iter()
+        .map(|o| {
+            let result = match &o.result {
+                Ok(m) => json!({"ok": m}),
+                Err(f) => json!({"failed": {"kind": format!("{:?}", f.kind), "reason": f.reason, "stderr_tail": f.stderr_tail}}),
+            };
+            json!({
+                "key": o.key,
+                "label": o.label,
+                "cached": o.cached,
+                "run": o.run,
+                "result": result,
+            })
+        })
+        .collect();
+    let digest = binary::digest(binary).unwrap_or_default();
+    let mut text = serde_json::to_string_pretty(&json!({
+        "binary": binary.display().to_string(),
+        "binary_sha256": digest,
+        "points": points,
+        "schema": 1,
+    }))
+    .expect("point records always serialise");
+    text.push('\n');
+    text
+}
+
 /// A deterministic table of outcomes: one line per point in the given order, the full
 /// precision of each float, no times and no paths. What the shard and worker-count tests
 /// compare byte for byte, and what `cargo xtask blis run` prints.
@@ -486,10 +766,12 @@ pub fn render_outcomes(outcomes: &[PointOutcome]) -> String {
     for o in outcomes {
         let key = if o.key.is_empty() { "-".to_string() } else { o.key[..12].to_string() };
         match &o.result {
-            Ok(m) => out += &format!(
-                "{key} {} tpot_ms={:?} ttft_ms={:?} completed={} n_tpot={} n_ttft={}\n",
-                o.label, m.tpot_ms, m.ttft_ms, m.completed, m.tpot_samples, m.ttft_samples
-            ),
+            Ok(m) => {
+                out += &format!(
+                    "{key} {} tpot_ms={:?} ttft_ms={:?} completed={} n_tpot={} n_ttft={}\n",
+                    o.label, m.tpot_ms, m.ttft_ms, m.completed, m.tpot_samples, m.ttft_samples
+                )
+            }
             Err(f) => out += &format!("{key} {} FAILED {:?}: {}\n", o.label, f.kind, f.reason),
         }
     }

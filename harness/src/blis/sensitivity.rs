@@ -96,6 +96,8 @@ pub struct Row {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SensitivityTable {
     pub rows: Vec<Row>,
+    /// Every point's record, all rows (`super::point_records`), for the gate's JSON report.
+    pub records: Vec<serde_json::Value>,
 }
 
 /// The points of one row: engine rows transform the settings; seed rows take the lengths of
@@ -142,7 +144,7 @@ pub fn sensitivity(
             score: score(&all[start..start + len], &report.outcomes[start..start + len]).map_err(|e| format!("{e:#}")),
         })
         .collect();
-    Ok(SensitivityTable { rows })
+    Ok(SensitivityTable { rows, records: super::point_records(&report.outcomes) })
 }
 
 impl SensitivityTable {
@@ -170,7 +172,8 @@ impl SensitivityTable {
     /// the report; `n` (the baseline's), `rows_agree_on_n`, and per row `<key>.n`,
     /// `<key>.tpot_shape`, `<key>.ttft_shape` (the baseline is `seed0`).
     pub fn output(&self) -> crate::task::TaskOutput {
-        let mut out = crate::task::TaskOutput { report: self.render(), ..Default::default() };
+        let mut out =
+            crate::task::TaskOutput { report: self.render(), blis_points: self.records.clone(), ..Default::default() };
         if let Some(base) = self.baseline() {
             out.count("n", base.n);
         }
@@ -241,6 +244,7 @@ mod tests {
         let score = |n| Ok(RowScore { n, tpot_shape: 1.0, ttft_shape: 2.0 });
         let table = SensitivityTable {
             rows: vec![Row { variant: Variant::Baseline, score: score(10) }, Row { variant: Variant::NumpySeed(1), score: score(9) }],
+            records: Vec::new(),
         };
         assert_eq!(table.failures().len(), 1);
         assert!(table.render().contains("FAIL: n differs"));

@@ -1,40 +1,40 @@
-//! The `workload.yaml` of one point (REFERENCE.md section 7 and section 2).
+//! The `workload.yaml` of one point, in the form a real `blis` reads.
 //!
-//! The InferenceX benchmark sends `2N` warm-up requests that are copies of request 0, then
-//! `10N` measured requests, through an N-wide closed loop. The fixture vectors for a point hold
-//! exactly the `10N` measured lengths (`num_prompts`), in draw order. So the spec's length
-//! sequences are `2N` copies of element 0 followed by the `10N` fixture elements, and BLIS
-//! issues them in that order. The lengths are stated as explicit per-request sequences
-//! (`type: sequence`) rather than upstream's uniform empirical PDF, following the
-//! reproduction manual's later protocol of fixed numpy seed-0 vectors.
+//! The spec follows inference-sim's `sim/workload/spec.go` (`WorkloadSpec`, `ClientSpec`,
+//! `DistSpec`; read with unknown fields refused) and the shape upstream's kernel-model harness
+//! gives a benchmark point (`sim/kernelmodel/harness/workload.go` in the public repository):
+//! one closed-loop client at concurrency N, `2N` warm-up plus `10N` measured requests, input and
+//! output lengths drawn from an `empirical` PDF that is uniform over `[int(0.8 x len), len]`.
+//! A concurrency client needs an `arrival.process` field to parse but never samples it
+//! (spec.go validates the process only when `concurrency` is 0), so `poisson` is written.
+//! `concurrency` and `rate_fraction` are mutually exclusive in the real reader; `rate_fraction`
+//! is left out.
 //!
-//! The field names beyond what section 7 lists (`warmup_requests`, `type: sequence`,
-//! `params.values`) are this project's decision; a maintainer whose `blis` spells them
-//! differently changes `workload_spec` only (see docs/blis-arm.md).
+//! The numpy per-request vectors of a point are not expressible in this form (the real spec
+//! has no per-request list type): `trace_v2` states them as a TraceV2 replay instead.
 
 use super::PointSpec;
 use anyhow::{ensure, Context, Result};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 #[derive(Serialize)]
-struct Spec<'a> {
+struct Spec {
     version: &'static str,
     seed: u64,
     category: &'static str,
-    num_requests: usize,
-    clients: [Client<'a>; 1],
+    num_requests: u64,
+    clients: [Client; 1],
 }
 
 #[derive(Serialize)]
-struct Client<'a> {
+struct Client {
     id: &'static str,
     concurrency: u32,
     arrival: Arrival,
-    prefix_length: u32,
+    input_distribution: Dist,
+    output_distribution: Dist,
     streaming: bool,
-    warmup_requests: usize,
-    input_distribution: Sequence<'a>,
-    output_distribution: Sequence<'a>,
 }
 
 #[derive(Serialize)]
@@ -43,32 +43,29 @@ struct Arrival {
 }
 
 #[derive(Serialize)]
-struct Sequence<'a> {
+struct Dist {
     #[serde(rename = "type")]
     kind: &'static str,
-    params: Values<'a>,
+    /// Length (as the string key the Go reader parses with `%d`) to probability.
+    params: BTreeMap<String, f64>,
 }
 
-#[derive(Serialize)]
-struct Values<'a> {
-    values: &'a [u32],
+/// The uniform PDF over `[int(0.8 x len), len]`, keys in numeric order.
+pub fn uniform_pdf(len: u32) -> Vec<(u32, f64)> {
+    let low = (f64::from(len) * 0.8) as u32;
+    let p = 1.0 / f64::from(len - low + 1);
+    (low..=len).map(|l| (l, p)).collect()
 }
 
-/// Warm-up copies of request 0, then the measured requests.
-pub fn with_warmup(measured: &[u32], concurrency: u32) -> Vec<u32> {
-    let warmup = 2 * concurrency as usize;
-    let mut all = Vec::with_capacity(warmup + measured.len());
-    if let Some(&first) = measured.first() {
-        all.extend(std::iter::repeat_n(first, warmup));
-    }
-    all.extend_from_slice(measured);
-    all
+fn empirical(len: u32) -> Dist {
+    Dist { kind: "empirical", params: uniform_pdf(len).into_iter().map(|(l, p)| (l.to_string(), p)).collect() }
 }
 
 /// Checks the point's vectors against its concurrency: `10N` measured lengths each, positive.
 pub fn check_lengths(point: &PointSpec) -> Result<()> {
     let n = point.concurrency as usize;
     ensure!(point.concurrency > 0, "concurrency must be positive");
+    ensure!(point.isl > 0 && point.osl > 0, "isl and osl must be positive");
     for (name, v) in [("input_lens", &point.input_lens), ("output_lens", &point.output_lens)] {
         ensure!(
             v.len() == 10 * n,
@@ -81,26 +78,99 @@ pub fn check_lengths(point: &PointSpec) -> Result<()> {
     Ok(())
 }
 
+/// Requests one point injects: `2N` warm-up and `10N` measured.
+pub fn total_requests(concurrency: u32) -> u64 {
+    12 * u64::from(concurrency)
+}
+
 /// The workload spec's text for one point.
 pub fn workload_spec(point: &PointSpec) -> Result<String> {
     check_lengths(point)?;
-    let inputs = with_warmup(&point.input_lens, point.concurrency);
-    let outputs = with_warmup(&point.output_lens, point.concurrency);
     let spec = Spec {
         version: "v1",
         seed: point.seed,
         category: "language",
-        num_requests: inputs.len(),
+        num_requests: total_requests(point.concurrency),
         clients: [Client {
             id: "inferencex-closed-loop",
             concurrency: point.concurrency,
-            arrival: Arrival { process: "closed_loop" },
-            prefix_length: 0,
+            arrival: Arrival { process: "poisson" },
+            input_distribution: empirical(point.isl),
+            output_distribution: empirical(point.osl),
             streaming: true,
-            warmup_requests: 2 * point.concurrency as usize,
-            input_distribution: Sequence { kind: "sequence", params: Values { values: &inputs } },
-            output_distribution: Sequence { kind: "sequence", params: Values { values: &outputs } },
         }],
     };
     serde_yaml::to_string(&spec).context("encoding the workload spec")
+}
+
+/// How a point states its lengths to the simulator.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LengthForm {
+    /// The workload spec's uniform empirical PDF (`blis run --workload-spec`): the default.
+    #[default]
+    Uniform,
+    /// The point's numpy vectors, request by request, as a TraceV2 replay (`blis replay`).
+    Vectors,
+}
+
+/// The TraceV2 columns a release at f90a1e3a reads, in its order (`traceV2Columns`,
+/// `sim/workload/tracev2.go`).
+const TRACE_COLUMNS: [&str; 27] = [
+    "request_id",
+    "client_id",
+    "tenant_id",
+    "slo_class",
+    "session_id",
+    "round_index",
+    "prefix_group",
+    "prefix_length",
+    "streaming",
+    "input_tokens",
+    "output_tokens",
+    "text_tokens",
+    "image_tokens",
+    "audio_tokens",
+    "video_tokens",
+    "reason_ratio",
+    "model",
+    "deadline_us",
+    "server_input_tokens",
+    "arrival_time_us",
+    "send_time_us",
+    "first_chunk_time_us",
+    "last_chunk_time_us",
+    "num_chunks",
+    "status",
+    "error_message",
+    "finish_reason",
+];
+
+/// The one line a report carries when the vectors go through TraceV2 replay.
+pub const TRACE_CAVEAT: &str = "the numpy vectors are replayed as N closed-loop sessions (TraceV2, blis replay --session-mode closed-loop), request i in session i mod N: the benchmark's N slots take the next request in order instead; and a replayed follow-up round always gets a 300 s deadline (sim/workload/session.go), so a point with longer requests times out and its sweep is dropped";
+
+/// The TraceV2 header and data of one point: `2N` warm-up copies of request 0, then the `10N`
+/// measured lengths, in order; request i is round `i div N` of session `i mod N`, so the replay
+/// keeps N requests in flight and each completion starts its session's next round. Times are
+/// zero: closed-loop replay derives the follow-ups from completions (think time 0), and the
+/// header's `warm_up_requests` is 0 because the harness cuts the warm-up itself.
+pub fn trace_v2(point: &PointSpec) -> Result<(String, String)> {
+    check_lengths(point)?;
+    let n = point.concurrency as usize;
+    let warmup = 2 * n;
+    let lengths = |v: &[u32]| -> Vec<u32> { std::iter::repeat_n(v[0], warmup).chain(v.iter().copied()).collect() };
+    let (inputs, outputs) = (lengths(&point.input_lens), lengths(&point.output_lens));
+    let header = "trace_version: 3\ntime_unit: microseconds\nmode: generated\nwarm_up_requests: 0\n".to_string();
+    let mut data = TRACE_COLUMNS.join(",") + "\n";
+    for (i, (input, output)) in inputs.iter().zip(&outputs).enumerate() {
+        let (session, round) = (i % n, i / n);
+        // request_id, client_id, tenant_id, slo_class, session_id, round_index, prefix_group,
+        // prefix_length, streaming, input_tokens, output_tokens, text/image/audio/video tokens,
+        // reason_ratio, model, deadline_us, server_input_tokens, four times, num_chunks,
+        // status, error_message, finish_reason.
+        data += &format!(
+            "{i},inferencex-closed-loop,,,slot_{session},{round},,0,true,{input},{output},0,0,0,0,0,,0,0,0,0,0,0,0,ok,,\n"
+        );
+    }
+    Ok((header, data))
 }

@@ -96,6 +96,20 @@ pub fn evaluate(
     options: &GateOptions,
     progress: &mut dyn FnMut(usize, usize, &str),
 ) -> Vec<FigureResult> {
+    evaluate_with_blis_points(manifest, cx, renderer, options, progress).0
+}
+
+/// Per task that ran `blis`: its point records (`TaskOutput::blis_points`), for the JSON report.
+pub type BlisPoints = BTreeMap<String, Vec<serde_json::Value>>;
+
+/// `evaluate`, also returning each `blis` task's point records.
+pub fn evaluate_with_blis_points(
+    manifest: &Manifest,
+    cx: &Context,
+    renderer: &dyn Renderer,
+    options: &GateOptions,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> (Vec<FigureResult>, BlisPoints) {
     let selected: Vec<&Figure> = manifest
         .figures
         .iter()
@@ -125,10 +139,16 @@ pub fn evaluate(
     progress(wanted.len(), wanted.len(), "");
 
     let taint = Taint::from_lock(outcomes.get(LOCK_TASK));
-    selected
-        .into_iter()
-        .map(|f| judge(manifest, f, cx, &outcomes, &taint))
-        .collect()
+    let mut points = BlisPoints::new();
+    for (task, outcome) in &outcomes {
+        if let Ok(Rendered::Output(out)) = outcome {
+            if !out.blis_points.is_empty() {
+                points.insert(task.to_string(), out.blis_points.clone());
+            }
+        }
+    }
+    let results = selected.into_iter().map(|f| judge(manifest, f, cx, &outcomes, &taint)).collect();
+    (results, points)
 }
 
 fn selects(only: &str, id: &str) -> bool {

@@ -12,7 +12,7 @@ pub mod manifest;
 pub mod report;
 pub mod tasks;
 
-pub use evaluate::{evaluate, FigureResult, GateOptions, Renderer, Status};
+pub use evaluate::{evaluate, evaluate_with_blis_points, FigureResult, GateOptions, Renderer, Status};
 pub use manifest::Manifest;
 
 /// Where the manifest lives.

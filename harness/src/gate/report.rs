@@ -187,6 +187,9 @@ pub fn markdown(results: &[FigureResult]) -> String {
 
 #[derive(Serialize)]
 struct JsonReport<'a> {
+    /// Per task that ran `blis`: every point's exact command line, workload SHA-256 and result.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    blis_points: &'a BTreeMap<String, Vec<serde_json::Value>>,
     figures: &'a [FigureResult],
     schema: u32,
     summary: Summary,
@@ -194,7 +197,15 @@ struct JsonReport<'a> {
 
 /// Stable and machine-readable: keys in a fixed (alphabetical) order, figures in manifest order.
 pub fn json(results: &[FigureResult]) -> String {
-    let report = JsonReport { figures: results, schema: 1, summary: Summary::of(results) };
+    json_with_blis_points(results, &BTreeMap::new())
+}
+
+/// `json`, plus the point records of every task that ran `blis` (key `blis_points`).
+pub fn json_with_blis_points(
+    results: &[FigureResult],
+    blis_points: &BTreeMap<String, Vec<serde_json::Value>>,
+) -> String {
+    let report = JsonReport { blis_points, figures: results, schema: 1, summary: Summary::of(results) };
     let mut text = serde_json::to_string_pretty(&report).expect("the report always serialises");
     text.push('\n');
     text

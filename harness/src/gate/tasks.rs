@@ -50,6 +50,12 @@ pub const TASKS: &[TaskDef] = &[
         needs: &[InputKind::Blis, InputKind::Catalog, InputKind::Registry, InputKind::Scenarios],
         run: |cx| crate::blis::task_determinism(&cx.inputs),
     },
+    // The BLIS column of one real release (inference-sim f90a1e3a, checked by its hash).
+    TaskDef {
+        name: "blis-release-f90a1e3a",
+        needs: &[InputKind::Blis, InputKind::Measurements, InputKind::Catalog, InputKind::Registry, InputKind::Scenarios],
+        run: |cx| crate::blis::arm::task_release_f90a1e3a(&cx.inputs),
+    },
     TaskDef {
         name: "sensitivity",
         needs: &[InputKind::Blis, InputKind::Measurements, InputKind::Catalog, InputKind::Registry, InputKind::Scenarios],

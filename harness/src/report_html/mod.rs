@@ -632,9 +632,10 @@ pub fn for_gate(inputs: &crate::inputs::Inputs, manifest: &Manifest, results: &[
     let blis = match inputs.get(crate::inputs::InputKind::Blis) {
         None => None,
         Some(_) => match blis_column(inputs, &corpora, &scenarios, &selection) {
-            Ok((arm, missing)) => {
-                notes.extend(missing.into_iter().map(|m| format!("BLIS: no value: {m}")));
-                Some(arm)
+            Ok(column) => {
+                notes.extend(column.notes.into_iter().map(|m| format!("BLIS: no value: {m}")));
+                notes.extend(column.sweep_notes.into_iter().map(|m| format!("BLIS: {m}")));
+                Some(column.arm)
             }
             Err(e) => Some(Arm::not_run("BLIS", "blis", crate::score::ArmKind::Simulated, &format!("{e}"))),
         },
@@ -649,7 +650,7 @@ fn blis_column(
     corpora: &Corpora,
     scenarios: &crate::corpus::scenario::ScenarioSet,
     selection: &crate::score::Selection,
-) -> Result<(Arm, Vec<String>), crate::task::TaskError> {
+) -> Result<crate::blis::arm::Column, crate::task::TaskError> {
     use crate::inputs::InputKind;
     let needed_for = "the BLIS charts";
     let binary = crate::blis::binary::require(inputs, needed_for)?;

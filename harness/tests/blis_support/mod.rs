@@ -46,14 +46,65 @@ impl Checkout {
         opts.progress = ProgressMode::Silent;
         opts.timeout = Duration::from_secs(60);
         opts.workers = 2;
-        opts.child_env = vec![("BLIS_DOUBLE_MODE".into(), String::new()), ("BLIS_DOUBLE_ONLY".into(), String::new())];
+        opts.child_env = with_mode_env("", "");
+        opts
+    }
+
+    /// Options for the double speaking the flag dialect, with this checkout as its release
+    /// directory (`hardware_config.json`, `defaults.yaml`, `model_configs/synthetic-model`).
+    pub fn flag_options(&self, cache: Option<&Path>) -> RunOptions {
+        let root = self.dir.path();
+        std::fs::write(
+            root.join("hardware_config.json"),
+            r#"{"H100": {"MemoryGiB": 80.0}, "L40S": {"MemoryGiB": 48.0}}"#,
+        )
+        .unwrap();
+        std::fs::write(root.join("defaults.yaml"), "defaults:\n  acme/synthetic-model:\n    GPU: H100\n").unwrap();
+        std::fs::create_dir_all(root.join("model_configs/synthetic-model")).unwrap();
+        std::fs::write(root.join("model_configs/synthetic-model/config.json"), r#"{"hidden_size": 64}"#).unwrap();
+        let mut opts = self.options(cache);
+        opts.child_env.push(("BLIS_DOUBLE_DIALECT".into(), "flags".into()));
         opts
     }
 }
 
+fn with_mode_env(mode: &str, only: &str) -> Vec<(String, String)> {
+    vec![
+        ("BLIS_DOUBLE_MODE".into(), mode.into()),
+        ("BLIS_DOUBLE_ONLY".into(), only.into()),
+        ("BLIS_DOUBLE_DIALECT".into(), String::new()),
+    ]
+}
+
+/// The options with the double's failure mode set (keeping its dialect).
 pub fn with_mode(mut opts: RunOptions, mode: &str, only: &str) -> RunOptions {
-    opts.child_env = vec![("BLIS_DOUBLE_MODE".into(), mode.into()), ("BLIS_DOUBLE_ONLY".into(), only.into())];
+    let flags = opts.child_env.iter().any(|(k, v)| k == "BLIS_DOUBLE_DIALECT" && v == "flags");
+    opts.child_env = with_mode_env(mode, only);
+    if flags {
+        opts.child_env.push(("BLIS_DOUBLE_DIALECT".into(), "flags".into()));
+    }
     opts
+}
+
+/// Workload specs and whether a real `blis` at f90a1e3a reads them (checked against the real
+/// binary by `tests/blis_real.rs`, and against the double by `tests/blis_hygiene.rs`).
+pub fn spec_parity_cases() -> Vec<(&'static str, String, bool)> {
+    let good = |client_extra: &str, dist: &str, top_extra: &str| {
+        format!(
+            "version: v1\nseed: 3\ncategory: language\nnum_requests: 24\n{top_extra}clients:\n- id: c\n  concurrency: 2\n  arrival: {{process: poisson}}\n{client_extra}  input_distribution: {dist}\n  output_distribution: {{type: empirical, params: {{'60': 0.5, '64': 0.5}}}}\n  streaming: true\n"
+        )
+    };
+    let empirical = "{type: empirical, params: {'200': 0.25, '230': 0.25, '256': 0.5}}";
+    vec![
+        ("empirical-closed-loop", good("", empirical, ""), true),
+        ("constant-lengths", good("", "{type: constant, params: {value: 128}}", ""), true),
+        ("sequence-type", good("", "{type: sequence, params: {values: [1, 2, 3]}}", ""), false),
+        ("warmup-requests-field", good("  warmup_requests: 4\n", empirical, ""), false),
+        ("completion-index-field", good("  completion_index: 0\n", empirical, ""), false),
+        ("concurrency-with-rate-fraction", good("  rate_fraction: 1.0\n", empirical, ""), false),
+        ("unknown-top-level-field", good("", empirical, "warmup: 4\n"), false),
+        ("non-integer-empirical-key", good("", "{type: empirical, params: {abc: 1.0}}", ""), false),
+    ]
 }
 
 pub fn engine() -> EngineSettings {
@@ -75,6 +126,7 @@ pub fn point(scenario: PathBuf, concurrency: u32, seed: u64) -> PointSpec {
         seed,
         input_lens: lengths(256, n, seed * 1000 + u64::from(concurrency)),
         output_lens: lengths(64, n, seed * 1000 + u64::from(concurrency) + 7),
+        form: Default::default(),
     }
 }
 

@@ -41,6 +41,7 @@ pub fn run() -> Result<u8> {
                     seed,
                     input_lens: double::synthetic_lengths(1024, n, salt),
                     output_lens: double::synthetic_lengths(1024, n, salt + 7),
+                    form: Default::default(),
                 });
             }
         }

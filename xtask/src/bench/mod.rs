@@ -2,6 +2,7 @@
 //! a timed test.
 
 mod blis;
+mod blis_real;
 mod fixtures;
 mod hashing;
 mod score;
@@ -18,11 +19,14 @@ pub enum Command {
     Score(score::Args),
     /// The BLIS point runner with the test double: workers and cache.
     Blis,
+    /// The BLIS point runner on a real `blis` (--blis PATH): points per second, workers, cache.
+    BlisReal(blis_real::Args),
 }
 
 pub fn run(cmd: Command) -> Result<u8> {
     match cmd {
         Command::Blis => blis::run(),
+        Command::BlisReal(args) => blis_real::run(args),
         Command::Fixtures => fixtures::run(),
         Command::Hashing => hashing::run(),
         Command::Score(args) => score::run(args),

@@ -1,0 +1,208 @@
+//! The BLIS arm against the double in both command-line dialects: detection, points a release
+//! cannot model, the workload specs a real release reads or refuses, the recorded command line,
+//! and process hygiene (a timeout takes the grandchildren, a stderr tail stays bounded).
+
+mod blis_support;
+
+use blis_support::{point, with_mode, Checkout};
+use harness::blis::{run_points, workload::workload_spec, FailureKind, PointOutcome, POINT_DIR};
+use std::time::Duration;
+
+fn one(opts: &harness::blis::RunOptions, p: harness::blis::PointSpec) -> PointOutcome {
+    let report = run_points(std::slice::from_ref(&p), opts).expect("the run starts");
+    report.outcomes.into_iter().next().unwrap()
+}
+
+#[test]
+fn the_scenario_dialect_is_detected_from_the_help() {
+    let checkout = Checkout::new();
+    let o = one(&checkout.options(None), point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0));
+    assert!(o.result.is_ok(), "{:?}", o.result);
+    let run = o.run.unwrap();
+    assert_eq!(run.dialect, "scenario");
+    assert!(run.command.contains(&"--scenarios".to_string()), "{:?}", run.command);
+}
+
+#[test]
+fn the_flag_dialect_is_detected_and_derives_the_deployment_from_the_scenario() {
+    let checkout = Checkout::new();
+    let o = one(&checkout.flag_options(None), point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0));
+    assert!(o.result.is_ok(), "{:?}", o.result);
+    let run = o.run.unwrap();
+    assert_eq!(run.dialect, "flags");
+    let args = run.command[1..].join(" ");
+    assert!(
+        args.starts_with("run --model acme/synthetic-model --hardware H100 --tp 2 --model-config-folder model_configs/synthetic-model --max-num-seqs 256 --max-num-batched-tokens 8192 --block-size-in-tokens 16 --workload-spec <point-dir>/workload.yaml --seed 0 --metrics-path <point-dir>/metrics.json --timeout -1 --log error"),
+        "{args}"
+    );
+    assert!(run.unexpressed.contains(&"engine.quantization: fp8".to_string()), "{:?}", run.unexpressed);
+    assert!(run.unexpressed.contains(&"engine.enable_prefix_caching: true".to_string()), "{:?}", run.unexpressed);
+}
+
+#[test]
+fn a_binary_speaking_neither_dialect_is_an_error_before_any_point() {
+    let checkout = Checkout::new();
+    let script = checkout.path("not-blis");
+    std::fs::write(&script, "#!/bin/sh\necho 'usage: something else --seed'\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut opts = checkout.options(None);
+    opts.binary = script;
+    let err = run_points(&[point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0)], &opts).unwrap_err();
+    assert!(format!("{err}").contains("does not list --workload-spec"), "{err}");
+}
+
+#[test]
+fn unknown_hardware_is_not_modelled_and_not_a_failure() {
+    let checkout = Checkout::new();
+    let b200 = blis_support::SCENARIO.replace("hardware: h100", "hardware: b200");
+    std::fs::write(checkout.path("scenarios/synthetic-b200.yaml"), b200).unwrap();
+    let opts = checkout.flag_options(None);
+    let points =
+        [point(checkout.scenario("synthetic-b200"), 1, 0), point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0)];
+    let report = run_points(&points, &opts).unwrap();
+    let f = report.outcomes[0].result.as_ref().unwrap_err();
+    assert_eq!(f.kind, FailureKind::NotModelled);
+    assert!(
+        f.reason.contains("not modelled by this release: hardware `b200` is not in hardware_config.json"),
+        "{}",
+        f.reason
+    );
+    assert!(report.outcomes[1].result.is_ok());
+    assert_eq!((report.summary.not_modelled, report.summary.failed), (1, 0));
+}
+
+#[test]
+fn a_model_without_a_shipped_config_is_not_modelled() {
+    let checkout = Checkout::new();
+    let other = blis_support::SCENARIO.replace("model: synthetic-model", "model: other-model");
+    std::fs::write(checkout.path("scenarios/other.yaml"), other).unwrap();
+    let o = one(&checkout.flag_options(None), point(checkout.scenario("other"), 1, 0));
+    let f = o.result.unwrap_err();
+    assert_eq!(f.kind, FailureKind::NotModelled);
+    assert!(f.reason.contains("no model config for `other-model`"), "{}", f.reason);
+}
+
+#[test]
+fn the_recorded_command_re_run_by_hand_writes_the_same_metrics() {
+    let checkout = Checkout::new();
+    let opts = checkout.flag_options(None);
+    let p = point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0);
+    let o = one(&opts, p.clone());
+    let run = o.run.unwrap();
+    let m = o.result.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let spec = workload_spec(&p).unwrap();
+    use sha2::Digest;
+    let spec_sha: String = sha2::Sha256::digest(spec.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(spec_sha, run.workload_sha256);
+    std::fs::write(dir.path().join("workload.yaml"), spec).unwrap();
+    let args: Vec<String> =
+        run.command[1..].iter().map(|a| a.replace(POINT_DIR, &dir.path().display().to_string())).collect();
+    let status = std::process::Command::new(&run.command[0])
+        .args(&args)
+        .current_dir(&opts.blis_root)
+        .env("BLIS_DOUBLE_DIALECT", "flags")
+        .env_remove("BLIS_DOUBLE_MODE")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let bytes = std::fs::read(dir.path().join("metrics.json")).unwrap();
+    let sha: String = sha2::Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(sha, m.metrics_sha256);
+}
+
+#[test]
+fn the_double_reads_exactly_the_specs_a_real_release_reads() {
+    let checkout = Checkout::new();
+    let _ = checkout.flag_options(None);
+    for (name, spec, accepted) in blis_support::spec_parity_cases() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("w.yaml"), spec).unwrap();
+        let out = std::process::Command::new(blis_support::double())
+            .args(["run", "--model", "synthetic-model", "--hardware", "H100", "--tp", "1", "--workload-spec"])
+            .arg(dir.path().join("w.yaml"))
+            .arg("--metrics-path")
+            .arg(dir.path().join("m.json"))
+            .args(["--seed", "0", "--timeout", "-1", "--log", "error"])
+            .current_dir(checkout.dir.path())
+            .env("BLIS_DOUBLE_DIALECT", "flags")
+            .env_remove("BLIS_DOUBLE_MODE")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.success(), accepted, "{name}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+#[test]
+fn a_valid_but_incomplete_metrics_file_fails_the_point() {
+    let checkout = Checkout::new();
+    let opts = with_mode(checkout.flag_options(None), "incomplete", "");
+    let f = one(&opts, point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0)).result.unwrap_err();
+    assert_eq!(f.kind, FailureKind::Incomplete);
+    assert!(f.reason.contains("still_running is 1"), "{}", f.reason);
+}
+
+/// Processes whose command line holds `needle`, by pid.
+fn processes_with(needle: &str) -> Vec<i32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
+            if String::from_utf8_lossy(&cmdline).split('\0').any(|a| a == needle) {
+                found.push(pid);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_timeout_kills_the_grandchildren_too() {
+    let checkout = Checkout::new();
+    let mut opts = with_mode(checkout.options(None), "grandchild", "");
+    // A sleep length no other process on the machine is using.
+    let secs = format!("1000.{}{}", std::process::id(), std::time::UNIX_EPOCH.elapsed().unwrap().subsec_nanos());
+    opts.child_env.push(("BLIS_DOUBLE_SLEEP".into(), secs.clone()));
+    opts.timeout = Duration::from_secs(2);
+    let f = one(&opts, point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0)).result.unwrap_err();
+    assert_eq!(f.kind, FailureKind::Timeout);
+    std::thread::sleep(Duration::from_millis(200));
+    let orphans = processes_with(&secs);
+    for pid in &orphans {
+        let _ = std::process::Command::new("kill").arg("-9").arg(pid.to_string()).status();
+    }
+    assert!(orphans.is_empty(), "orphaned `sleep {secs}`: {orphans:?}");
+}
+
+#[test]
+fn a_50_mb_stderr_line_leaves_a_bounded_tail() {
+    let checkout = Checkout::new();
+    let opts = with_mode(checkout.options(None), "huge_stderr", "");
+    let f = one(&opts, point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0)).result.unwrap_err();
+    assert_eq!(f.kind, FailureKind::Exit);
+    assert_eq!(f.stderr_tail.len(), 2, "{:?}", f.stderr_tail.iter().map(|l| l.len()).collect::<Vec<_>>());
+    assert!(f.stderr_tail.iter().all(|l| l.len() <= 400));
+    assert!(
+        f.stderr_tail[0].ends_with(&format!("[... {} more bytes]", 50 * (1 << 20) - 300)),
+        "{}",
+        &f.stderr_tail[0][290..]
+    );
+    assert_eq!(f.stderr_tail[1], "blis-double: the last line");
+}
+
+#[test]
+fn per_request_vectors_without_a_replay_route_are_not_modelled() {
+    let checkout = Checkout::new();
+    for opts in [checkout.options(None), checkout.flag_options(None)] {
+        let p = harness::blis::PointSpec {
+            form: harness::blis::workload::LengthForm::Vectors,
+            ..point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0)
+        };
+        let f = one(&opts, p).result.unwrap_err();
+        assert_eq!(f.kind, FailureKind::NotModelled);
+        assert!(f.reason.contains("need TraceV2 replay"), "{}", f.reason);
+    }
+}

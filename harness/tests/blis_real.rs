@@ -1,0 +1,322 @@
+//! The BLIS arm against a real simulator: inference-sim at f90a1e3a, given by `BLIS_REAL_BIN`
+//! (`.ci/run` sets it to the team's copy after checking its SHA-256). Every trial is ignored,
+//! with the variable named, when it is not set, and fails under CI=true.
+//!
+//! The points are chosen small (a few dozen requests each), so the suite takes seconds; the
+//! one exception is the pinned `blis-release/f90a1e3a` figure (41 points, a few minutes cold,
+//! served from `target-cache/blis` afterwards).
+
+mod blis_support;
+
+use blis_support::point;
+use harness::blis::{
+    self, metrics, run_points, workload::workload_spec, CacheMode, FailureKind, PointSpec, ProgressMode, RunOptions,
+    POINT_DIR,
+};
+use harness::inputs::{Flags, InputKind, Inputs};
+use harness::task::Value;
+use libtest_mimic::{Arguments, Failed, Trial};
+use sha2::Digest;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const VAR: &str = "BLIS_REAL_BIN";
+
+type Test = Box<dyn FnOnce(&Path) -> Result<(), Failed> + Send>;
+
+fn main() {
+    let args = Arguments::from_args();
+    let binary = std::env::var_os(VAR).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let ci = std::env::var_os("CI").is_some_and(|v| v == "true");
+    let mut tests: Vec<(String, Test)> = vec![
+        ("real/dialect/flags".into(), Box::new(dialect_is_flags)),
+        ("real/point/rerun-by-hand-gives-the-same-metrics".into(), Box::new(rerun_by_hand)),
+        ("real/metrics/known-answer-ttft-and-warmup-cut".into(), Box::new(known_answer_ttft)),
+        ("real/not-modelled/unknown-hardware".into(), Box::new(not_modelled_hardware)),
+        ("real/not-modelled/no-model-config".into(), Box::new(not_modelled_model)),
+        ("real/determinism/bit-identical".into(), Box::new(determinism)),
+        ("real/trace-v2/vectors-replayed-request-by-request".into(), Box::new(vectors_replayed)),
+        (RELEASE_TRIAL.into(), Box::new(release_figures)),
+    ];
+    for (name, spec, accepted) in blis_support::spec_parity_cases() {
+        tests.push((format!("real/spec-parity/{name}"), Box::new(move |bin: &Path| spec_parity(bin, &spec, accepted))));
+    }
+    let trials = tests
+        .into_iter()
+        .map(|(name, test)| match &binary {
+            Some(bin) => {
+                let missing = if name == RELEASE_TRIAL { team_inputs() } else { Vec::new() };
+                let bin = bin.clone();
+                let trial = Trial::test(name, move || test(&bin));
+                if missing.is_empty() || ci {
+                    trial
+                } else {
+                    trial.with_ignored_flag(true).with_kind(format!("needs {}", missing.join(", ")))
+                }
+            }
+            None if ci => Trial::test(name, || {
+                Err(format!("CI=true: {VAR} must name the team's real blis (.ci/run sets it from ../shared/blis-real)")
+                    .into())
+            }),
+            None => Trial::test(name, || Ok(())).with_ignored_flag(true).with_kind(format!("needs {VAR}")),
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}
+
+const RELEASE_TRIAL: &str = "real/figures/blis-release-f90a1e3a";
+
+/// The team's inputs the release figure reads, by variable, when missing.
+fn team_inputs() -> Vec<&'static str> {
+    let inputs = Inputs::from_process(&Flags::default());
+    [InputKind::Measurements, InputKind::Catalog, InputKind::Registry, InputKind::Scenarios]
+        .into_iter()
+        .filter(|k| !inputs.present(*k))
+        .map(|k| k.env_var())
+        .collect()
+}
+
+fn root(bin: &Path) -> PathBuf {
+    bin.parent().unwrap().to_path_buf()
+}
+
+fn fail(msg: impl Into<String>) -> Failed {
+    msg.into().into()
+}
+
+/// A scenario in the committed shape for `model` on `hardware` at tp 2 (written for the tests).
+fn scenario(dir: &Path, name: &str, model: &str, hardware: &str) -> PathBuf {
+    let text = blis::double::SYNTHETIC_SCENARIO
+        .replace("model: synthetic-model", &format!("model: {model}"))
+        .replace("hardware: h100", &format!("hardware: {hardware}"));
+    let path = dir.join(format!("{name}.yaml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+struct Setup {
+    dir: tempfile::TempDir,
+    opts: RunOptions,
+}
+
+fn setup(bin: &Path) -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["catalog", "registry", "scenarios"] {
+        std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+    }
+    let mut opts = RunOptions::new(bin.to_path_buf(), dir.path().join("catalog"), dir.path().join("registry"));
+    opts.cache = CacheMode::Off;
+    opts.progress = ProgressMode::Silent;
+    opts.workers = 2;
+    opts.timeout = Duration::from_secs(300);
+    Setup { dir, opts }
+}
+
+/// llama-3.1-70b-instruct on H100 at tp 2, 256:64 lengths at concurrency 2 (24 requests).
+fn llama_point(s: &Setup) -> PointSpec {
+    let file = scenario(&s.dir.path().join("scenarios"), "llama-h100", "llama-3.1-70b-instruct", "h100");
+    point(file, 2, 0)
+}
+
+fn dialect_is_flags(bin: &Path) -> Result<(), Failed> {
+    let digest = blis::binary::digest(bin)?;
+    let d = blis::dialect::detect(bin, &digest, &root(bin), &[]).map_err(fail)?;
+    if d != blis::dialect::Dialect::Flags {
+        return Err(fail(format!("expected the flag dialect, detected {d:?}")));
+    }
+    Ok(())
+}
+
+fn sha(bytes: &[u8]) -> String {
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Runs the point through the arm, then its recorded command by hand; returns the hand-run
+/// metrics file text and the arm's summary.
+fn run_and_rerun(bin: &Path) -> Result<(String, metrics::PointMetrics, PointSpec), Failed> {
+    let s = setup(bin);
+    let p = llama_point(&s);
+    let report = run_points(std::slice::from_ref(&p), &s.opts)?;
+    let o = report.outcomes.into_iter().next().unwrap();
+    let m = o.result.map_err(|f| fail(format!("{:?}: {} {:?}", f.kind, f.reason, f.stderr_tail)))?;
+    let run = o.run.ok_or_else(|| fail("no recorded run"))?;
+    let by_hand = tempfile::tempdir().unwrap();
+    let spec = workload_spec(&p)?;
+    if sha(spec.as_bytes()) != run.workload_sha256 {
+        return Err(fail("the recorded workload hash is not the spec's"));
+    }
+    std::fs::write(by_hand.path().join("workload.yaml"), spec).unwrap();
+    let args: Vec<String> =
+        run.command[1..].iter().map(|a| a.replace(POINT_DIR, &by_hand.path().display().to_string())).collect();
+    let out = std::process::Command::new(&run.command[0]).args(&args).current_dir(root(bin)).output()?;
+    if !out.status.success() {
+        return Err(fail(format!("by hand: {}", String::from_utf8_lossy(&out.stderr))));
+    }
+    let text = std::fs::read_to_string(by_hand.path().join("metrics.json"))?;
+    Ok((text, m, p))
+}
+
+fn rerun_by_hand(bin: &Path) -> Result<(), Failed> {
+    let (text, m, _) = run_and_rerun(bin)?;
+    if sha(text.as_bytes()) != m.metrics_sha256 {
+        return Err(fail("the metrics file written by hand differs from the arm's run"));
+    }
+    Ok(())
+}
+
+/// On a real metrics file: every request completed, and TTFT over all completions equals the
+/// binary's own `ttft_mean_ms` (all of this release's TTFTs are positive).
+fn known_answer_ttft(bin: &Path) -> Result<(), Failed> {
+    let (text, m, p) = run_and_rerun(bin)?;
+    let raw: serde_json::Value = serde_json::from_str(&text)?;
+    let theirs = raw["ttft_mean_ms"].as_f64().ok_or_else(|| fail("no ttft_mean_ms"))?;
+    if m.completed != 12 * u64::from(p.concurrency) || m.ttft_samples != m.completed {
+        return Err(fail(format!("{m:?}")));
+    }
+    if ((m.ttft_ms - theirs) / theirs).abs() > 1e-9 {
+        return Err(fail(format!("ours {} vs the binary's ttft_mean_ms {theirs}", m.ttft_ms)));
+    }
+    // The warm-up cut is by completion time: the 2N requests finishing first are left out.
+    let file = metrics::parse(&text)?;
+    let order = metrics::completion_order(&file.requests);
+    let after: Vec<f64> =
+        order.iter().skip(2 * p.concurrency as usize).map(|r| r.itl_ms).filter(|v| *v > 0.0).collect();
+    let mean = after.iter().sum::<f64>() / after.len() as f64;
+    if mean.to_bits() != m.tpot_ms.to_bits() {
+        return Err(fail(format!("tpot {} vs {mean}", m.tpot_ms)));
+    }
+    Ok(())
+}
+
+/// The vectors form: the numpy lengths reach the simulator request by request through
+/// `blis replay`, and the recorded command re-run by hand writes the same metrics file.
+fn vectors_replayed(bin: &Path) -> Result<(), Failed> {
+    let s = setup(bin);
+    // Long outputs: each session's twelve rounds run past 600 s of simulated time, replay's
+    // default horizon for a trace whose arrivals are all zero.
+    let base = llama_point(&s);
+    let output_lens = base.output_lens.iter().map(|o| 3000 + o).collect();
+    let p = PointSpec { form: blis::workload::LengthForm::Vectors, osl: 3064, output_lens, ..base };
+    let report = run_points(std::slice::from_ref(&p), &s.opts)?;
+    let o = report.outcomes.into_iter().next().unwrap();
+    let m = o.result.map_err(|f| fail(format!("{:?}: {} {:?}", f.kind, f.reason, f.stderr_tail)))?;
+    let run = o.run.ok_or_else(|| fail("no recorded run"))?;
+    if run.command.get(1).map(String::as_str) != Some("replay") {
+        return Err(fail(format!("{:?}", run.command)));
+    }
+    let (header, data) = blis::workload::trace_v2(&p)?;
+    if sha(format!("{header}{data}").as_bytes()) != run.workload_sha256 {
+        return Err(fail("the recorded workload hash is not the trace's"));
+    }
+    let by_hand = tempfile::tempdir().unwrap();
+    std::fs::write(by_hand.path().join("trace.yaml"), header).unwrap();
+    std::fs::write(by_hand.path().join("trace.csv"), data).unwrap();
+    let args: Vec<String> =
+        run.command[1..].iter().map(|a| a.replace(POINT_DIR, &by_hand.path().display().to_string())).collect();
+    let out = std::process::Command::new(&run.command[0]).args(&args).current_dir(root(bin)).output()?;
+    if !out.status.success() {
+        return Err(fail(format!("by hand: {}", String::from_utf8_lossy(&out.stderr))));
+    }
+    let text = std::fs::read_to_string(by_hand.path().join("metrics.json"))?;
+    if sha(text.as_bytes()) != m.metrics_sha256 {
+        return Err(fail("the metrics file written by hand differs from the arm's run"));
+    }
+    // Every request ran with the lengths it was given: 2N copies of request 0, then the vectors.
+    let raw: serde_json::Value = serde_json::from_str(&text)?;
+    let mut got: Vec<(u64, u64)> = raw["requests"]
+        .as_array()
+        .ok_or_else(|| fail("no requests"))?
+        .iter()
+        .map(|r| (r["num_prefill_tokens"].as_u64().unwrap_or(0), r["num_decode_tokens"].as_u64().unwrap_or(0)))
+        .collect();
+    let n = 2 * p.concurrency as usize;
+    let mut want: Vec<(u64, u64)> = std::iter::repeat_n((p.input_lens[0], p.output_lens[0]), n)
+        .chain(p.input_lens.iter().copied().zip(p.output_lens.iter().copied()))
+        .map(|(i, o)| (u64::from(i), u64::from(o)))
+        .collect();
+    got.sort();
+    want.sort();
+    if got != want {
+        return Err(fail(format!("replayed lengths differ: {got:?} vs {want:?}")));
+    }
+    Ok(())
+}
+
+fn not_modelled(bin: &Path, model: &str, hardware: &str, why: &str) -> Result<(), Failed> {
+    let s = setup(bin);
+    let file = scenario(&s.dir.path().join("scenarios"), "x", model, hardware);
+    let report = run_points(&[point(file, 1, 0)], &s.opts)?;
+    match &report.outcomes[0].result {
+        Err(f) if f.kind == FailureKind::NotModelled && f.reason.contains(why) => Ok(()),
+        other => Err(fail(format!("expected not modelled ({why}), got {other:?}"))),
+    }
+}
+
+fn not_modelled_hardware(bin: &Path) -> Result<(), Failed> {
+    not_modelled(bin, "llama-3.1-70b-instruct", "b200", "hardware `b200` is not in hardware_config.json")
+}
+
+fn not_modelled_model(bin: &Path) -> Result<(), Failed> {
+    not_modelled(bin, "gpt-oss-120b", "h100", "no model config for `gpt-oss-120b`")
+}
+
+fn determinism(bin: &Path) -> Result<(), Failed> {
+    let s = setup(bin);
+    scenario(&s.dir.path().join("scenarios"), "llama-3.1-70b-instruct-h100-vllm-tp2", "llama-3.1-70b-instruct", "h100");
+    let d = s.dir.path();
+    let inputs = Inputs::from_process(&Flags {
+        blis: Some(bin.to_path_buf()),
+        scenarios: Some(d.join("scenarios")),
+        catalog: Some(d.join("catalog")),
+        registry: Some(d.join("registry")),
+        measurements: None,
+    });
+    let out = blis::task_determinism(&inputs).map_err(|e| fail(format!("{e:?}")))?;
+    match out.values.get("bit_identical") {
+        Some(Value::Check(true)) => Ok(()),
+        _ => Err(fail(out.report)),
+    }
+}
+
+/// The real binary accepts or refuses each spec as `spec_parity_cases` says (and the double
+/// does the same, `tests/blis_hygiene.rs`).
+fn spec_parity(bin: &Path, spec: &str, accepted: bool) -> Result<(), Failed> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("w.yaml"), spec).unwrap();
+    let out = std::process::Command::new(std::path::absolute(bin)?)
+        .args(["run", "--model", "llama-3.1-70b-instruct", "--hardware", "H100", "--tp", "2", "--workload-spec"])
+        .arg(dir.path().join("w.yaml"))
+        .arg("--metrics-path")
+        .arg(dir.path().join("m.json"))
+        .args(["--seed", "0", "--timeout", "-1", "--log", "error"])
+        .current_dir(root(bin))
+        .output()?;
+    if out.status.success() != accepted {
+        return Err(fail(format!(
+            "expected {}, got {}: {}",
+            if accepted { "accepted" } else { "refused" },
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    Ok(())
+}
+
+/// The release's BLIS column over the team's corpora, pinned (through the default point cache).
+fn release_figures(bin: &Path) -> Result<(), Failed> {
+    let inputs = Inputs::from_process(&Flags { blis: Some(bin.to_path_buf()), ..Flags::default() });
+    let out = blis::arm::task_release_f90a1e3a(&inputs).map_err(|e| fail(format!("{e:?}")))?;
+    let mut text = out.report.clone();
+    text.push_str("-- values --\n");
+    for (key, value) in &out.values {
+        let shown = match value {
+            Value::Number(x) => format!("{x}"),
+            Value::Count(n) => n.to_string(),
+            Value::Check(b) => b.to_string(),
+            Value::Text(t) => format!("{t:?}"),
+        };
+        text.push_str(&format!("{key} = {shown}\n"));
+    }
+    harness::assert_figure_snapshot!("blis_release__f90a1e3a_vllm_headline_with_its_blis_column", text);
+    Ok(())
+}
