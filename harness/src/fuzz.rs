@@ -94,9 +94,8 @@ pub fn targets() -> Vec<Target> {
             read: |p| crate::gate::Manifest::load(p).map(drop),
             text_only: false,
         },
-        // FUZZ-METRICS: the metrics reader (harness/src/blis/metrics.rs) is fuzzed through its
-        // public `parse(&str)` only; it is being rewritten with the BLIS arm. If its entry point
-        // changes, change this one call.
+        // The metrics reader (harness/src/blis/metrics.rs) takes text: the file is read (and a
+        // non-UTF-8 one refused, naming it) by `read::text` first.
         Target {
             name: "blis-metrics",
             file_name: "metrics.json",

@@ -42,7 +42,8 @@ pub struct RequestRecord {
 impl RequestRecord {
     /// The tick (microsecond) the request finished on.
     pub fn completed_at_us(&self) -> i64 {
-        (self.arrived_at * 1e6).round() as i64 + (self.e2e_ms * 1e3).round() as i64
+        // Saturating: a hostile file may hold times near the i64 range (`as` saturates too).
+        ((self.arrived_at * 1e6).round() as i64).saturating_add((self.e2e_ms * 1e3).round() as i64)
     }
 
     fn arrived_at_us(&self) -> i64 {
