@@ -1,5 +1,5 @@
 //! Known answers from AISimulate's own test of its overview definitions
-//! (AIS `tests/test_e2e_accuracy_overview.py`, REFERENCE.md section 4), committed as
+//! (AIS `tests/test_e2e_accuracy_overview.py`, docs/upstream.md §4), committed as
 //! `testdata/aisimulate-test-rows/rows.json`. Every figure listed there is checked here, and
 //! the anchor-inclusive variant is shown to give the discriminating 12.5 and 8.33 instead.
 

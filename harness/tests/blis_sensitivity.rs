@@ -115,7 +115,7 @@ fn points_take_their_lengths_from_the_committed_fixtures() {
     let fixtures = harness::blis::FixtureSet::committed().unwrap();
     let engine = blis_support::engine();
     let p = fixtures.point("s.yaml".into(), engine, 1024, 1024, 1, 0).unwrap();
-    // REFERENCE.md section 1: seed 0, the first draws on [819, 1024].
+    // docs/upstream.md §1: seed 0, the first draws on [819, 1024].
     assert_eq!(p.input_lens[..5], [991, 866, 936, 1011, 886]);
     assert_eq!(p.input_lens.len(), 10);
     let q = fixtures.reseed(&p, 3).unwrap();

@@ -91,7 +91,7 @@ fn derivation_trial() -> Trial {
         if !diffs.is_empty() {
             return Err(diffs.join("\n").into());
         }
-        // REFERENCE.md section 2: 29 over every framework, 28 from vLLM alone.
+        // docs/upstream.md §2: 29 over every framework, 28 from vLLM alone.
         let (all, vllm) = (derived.list.points.len(), derived.list.count_for("vllm"));
         if (all, vllm) != (29, 28) {
             return Err(format!("derived {all} points ({vllm} vllm), upstream printed 29 (28 vllm)").into());

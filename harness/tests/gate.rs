@@ -28,7 +28,7 @@ figures:
      expect: {number: "0.795"}, tolerance: last-digit}
   - {id: h/scenarios, what: "reads the scenario tree", document: PUBLISHED-FIGURES.md, section: "3", task: headline,
      key: all.sweeps, expect: {count: 113}, snapshot: headline__all}
-  - {id: l/verified, what: "lock", document: REFERENCE.md, section: "8", task: lock-verify,
+  - {id: l/verified, what: "lock", document: docs/upstream.md, section: "8", task: lock-verify,
      key: verified, expect: {check: true}, snapshot: lock__verify}
 "#;
 

@@ -104,7 +104,7 @@ fn freshly_vendored_trees_match_with_a_line_per_upstream() {
          measurements: not checked (pass --measurements DIR or set BLIS_MEASUREMENTS)\n\
          lock: OK\n"
     );
-    // Only the globs were copied, and the stamps are what REFERENCE.md §8 says.
+    // Only the globs were copied, and the stamps are what docs/upstream.md §8 says.
     assert!(!f.tree("catalog/README.md").exists());
     assert!(!f.tree("catalog/models/glm-5/config.json").exists());
     assert_eq!(

@@ -1,4 +1,4 @@
-//! The committed `lockfiles/upstream.lock` against REFERENCE.md §8, and (when the team's
+//! The committed `lockfiles/upstream.lock` against docs/upstream.md §8, and (when the team's
 //! corpora are supplied) the vendored trees and the corpora against the lock.
 //!
 //! `lock/committed/*` always run: they read only the committed lock. `lock/verify/team_copy`
@@ -15,7 +15,7 @@ fn committed() -> Result<Lock, Failed> {
     lock::load(&lock::default_lock_path()).map_err(|e| format!("{e:#}").into())
 }
 
-/// The pins are REFERENCE.md §8's, as `default_pins` spells them.
+/// The pins are docs/upstream.md §8's, as `default_pins` spells them.
 fn pins_are_section_8s() -> Result<(), Failed> {
     let lock = committed()?;
     let reference = lock::default_pins();
@@ -32,7 +32,7 @@ fn pins_are_section_8s() -> Result<(), Failed> {
         };
         if pin(ours) != pin(theirs) {
             return Err(format!(
-                "[{}] pins differ from REFERENCE.md §8: {:?} vs {:?}",
+                "[{}] pins differ from docs/upstream.md §8: {:?} vs {:?}",
                 ours.name(),
                 pin(ours),
                 pin(theirs)
@@ -43,7 +43,7 @@ fn pins_are_section_8s() -> Result<(), Failed> {
     Ok(())
 }
 
-/// REFERENCE.md §8 describes the team's copy: all 5 registry coefficient sets, all 88
+/// docs/upstream.md §8 describes the team's copy: all 5 registry coefficient sets, all 88
 /// scenarios, 5 of 9 hardware descriptors, 1 of 3 networks, 20 of 32 model graphs (plus the
 /// one devices/storage.yaml the catalog glob names). PROVENANCE.md lists 5 corpus files.
 fn counts_are_the_copys() -> Result<(), Failed> {

@@ -110,7 +110,7 @@ fn published_cells() -> Result<(), Failed> {
 }
 
 /// The wrong definitions must not reproduce the published cell: shape with the anchor included
-/// (REFERENCE.md section 4), and a published arm NOT re-anchored to its own first point.
+/// (docs/upstream.md §4), and a published arm NOT re-anchored to its own first point.
 fn wrong_definitions_miss_the_published_cell() -> Result<(), Failed> {
     let (c, _) = loaded()?;
     let (mut inclusive, mut not_reanchored) = (Vec::new(), Vec::new());
@@ -156,7 +156,7 @@ fn cannot_express_is_derived_from_scenario_fields() -> Result<(), Failed> {
     let scored = score::score(&c, &s, &score::corpus_arms(&c.e2e), &Selection::vllm(None));
     let keys: Vec<&str> = scored.inexpressible_keys.iter().map(String::as_str).collect();
     if keys != ["max_cudagraph_capture_size"] {
-        return Err(format!("REFERENCE.md section 6 names one such key; found {keys:?}").into());
+        return Err(format!("docs/upstream.md §6 names one such key; found {keys:?}").into());
     }
     Ok(())
 }

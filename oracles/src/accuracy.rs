@@ -1,4 +1,4 @@
-//! AISimulate's published accuracy definitions (REFERENCE.md section 4), as pure functions.
+//! AISimulate's published accuracy definitions (docs/upstream.md §4), as pure functions.
 //!
 //! Source of the definitions: AIS `scripts/e2e_accuracy/build_e2e_accuracy_overview.py` and
 //! its test `tests/test_e2e_accuracy_overview.py`. The arms (aisimulate, aic) and the metrics

@@ -1,5 +1,5 @@
 //! The InferenceX benchmark's random workload: the per-request input and output lengths one
-//! benchmark point draws (REFERENCE.md section 2; INFX `utils/bench_serving/benchmark_serving.py`,
+//! benchmark point draws (docs/upstream.md §2; INFX `utils/bench_serving/benchmark_serving.py`,
 //! random dataset).
 
 use crate::numpy::{RandintError, RandomState};
@@ -160,7 +160,7 @@ mod tests {
 
     #[test]
     fn first_inputs_at_1k1k_are_numpys_seed0_draws() {
-        // REFERENCE.md section 1: the first ten at 1024:1024.
+        // docs/upstream.md §1: the first ten at 1024:1024.
         let point = Point { isl: 1024, osl: 1024, concurrency: 1 };
         let lengths = draw(&Params::inferencex(0), &point).unwrap();
         assert_eq!(lengths.input, vec![991, 866, 936, 1011, 886, 1014, 922, 828, 840, 855]);

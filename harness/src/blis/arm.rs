@@ -1,6 +1,6 @@
 //! The BLIS arm of the corpus scorer: one `PointSpec` per point of every selected sweep, with
-//! the point's resolved engine settings (the scorer's `settings::point_settings`, REFERENCE.md
-//! section 6) and its numpy fixture vectors, run through `run_points`, and turned into the
+//! the point's resolved engine settings (the scorer's `settings::point_settings`,
+//! docs/upstream.md §6) and its numpy fixture vectors, run through `run_points`, and turned into the
 //! scorer's `Arm` (milliseconds per `PointKey`). A point that cannot be planned or run has no
 //! value, and the scorer drops its sweep for every arm.
 
@@ -246,7 +246,7 @@ pub fn missing_points(plan: &Plan, report: &RunReport) -> Vec<String> {
 }
 
 /// Sweeps whose measured TPOT relative strictly increases with concurrency (the sensitivity
-/// table's "monotone" points, REFERENCE.md section 9; the scorer's `ScoredSweep::monotone`).
+/// table's "monotone" points, docs/upstream.md §9; the scorer's `ScoredSweep::monotone`).
 fn is_monotone(sweep: &crate::corpus::e2e::Sweep) -> bool {
     let mut points: Vec<_> = sweep.points.iter().collect();
     points.sort_by_key(|p| p.concurrency);

@@ -1,5 +1,5 @@
 //! The scenario variant of one point: the committed scenario file with only the four engine
-//! fields replaced by the point's resolved settings (REFERENCE.md section 7; upstream IS
+//! fields replaced by the point's resolved settings (docs/upstream.md §7; upstream IS
 //! `sim/kernelmodel/harness/blisrun.go`, `writeScenarioVariant`).
 //!
 //! Scenario files are multi-document YAML (a Scenario and a Deployment). The file is parsed

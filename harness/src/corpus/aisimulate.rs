@@ -1,5 +1,5 @@
 //! Strict reader for `aisimulate_summary.json`, AISimulate's whole public accuracy snapshot
-//! (REFERENCE.md section 5; produced by AIS `scripts/e2e_accuracy/build_e2e_accuracy_overview.py`).
+//! (docs/upstream.md §5; produced by AIS `scripts/e2e_accuracy/build_e2e_accuracy_overview.py`).
 //!
 //! Three passes, each naming the path inside the document on failure:
 //! 1. the JSON itself: syntax, duplicate keys anywhere, NaN/Infinity (not JSON);

@@ -1,5 +1,5 @@
-//! Strict reader of `aisimulate_e2e.json`, the extracted, scoreable sweeps (REFERENCE.md
-//! section 5; produced upstream by BLK `scripts/extract_*`).
+//! Strict reader of `aisimulate_e2e.json`, the extracted, scoreable sweeps
+//! (docs/upstream.md §5; produced upstream by BLK `scripts/extract_*`).
 //!
 //! ```no_run
 //! let corpus = harness::corpus::e2e::load(std::path::Path::new("aisimulate_e2e.json"))?;
@@ -20,7 +20,7 @@
 //! - errors name the file and the JSON path, e.g. `sweeps[3].points[1].concurrency`.
 //!
 //! What is deliberately NOT an error here, because upstream treats it as a property of the
-//! sweep (a dropped sweep or a coverage gap, REFERENCE.md section 6), not of the file:
+//! sweep (a dropped sweep or a coverage gap, docs/upstream.md §6), not of the file:
 //! a missing (`null`/absent) or non-positive relative, a workload that is not `isl:osl`, a
 //! scenario name with no scenario file. [`Sweep::workload_lengths`] parses the workload for
 //! callers that need it. `snapshot`, `scope` and `selection` are kept as raw JSON: their
@@ -130,7 +130,7 @@ impl fmt::Display for Status {
 }
 
 /// One concurrency of a sweep. Relatives are value / MEASURED value at the sweep's
-/// lowest-concurrency row (REFERENCE.md section 4), rounded to 6 decimals upstream.
+/// lowest-concurrency row (docs/upstream.md §4), rounded to 6 decimals upstream.
 /// `None` means the file has `null` or no such key.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]

@@ -1,4 +1,4 @@
-//! Strict readers of the two InferenceX corpora (REFERENCE.md section 5):
+//! Strict readers of the two InferenceX corpora (docs/upstream.md §5):
 //! `inferencex_absolutes.json` (absolute TPOT/TTFT per concurrency, what a simulated arm's
 //! MAPE is scored against) and `inferencex_engine_settings.json` (the settings each vLLM run
 //! passed, per concurrency). Both join `aisimulate_e2e.json` on (scenario, label).

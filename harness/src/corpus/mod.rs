@@ -1,4 +1,4 @@
-//! Readers for the measurement corpora (REFERENCE.md section 5) and the scenario files.
+//! Readers for the measurement corpora (docs/upstream.md §5) and the scenario files.
 //! Each reader is strict: a bad value is an error naming the file and the path inside it.
 
 pub mod aisimulate;

@@ -1,7 +1,7 @@
 //! `lockfiles/upstream.lock`: what each upstream is pinned to, file by file.
 //!
 //! BLK's `testdata/upstream.lock` is one line per upstream (`<dest> <repo-url> <tag> <commit>
-//! <path-glob>...`, REFERENCE.md §8). Ours adds a SHA-256 per file, so it is one section per
+//! <path-glob>...`, docs/upstream.md §8). Ours adds a SHA-256 per file, so it is one section per
 //! upstream with one `key = value` per line: a changed hash, glob or commit is a one-line diff.
 //!
 //! ```text

@@ -2,7 +2,7 @@
 //! (`BLIS_CATALOG`, `BLIS_REGISTRY`, `BLIS_SCENARIOS`, or their flags) pointing at a live
 //! checkout, and a measurements folder against the pinned corpus hashes.
 //!
-//! REFERENCE.md §8 (BLK `scripts/fetch-testdata.sh`): the stamp must equal the lock, every hash
+//! docs/upstream.md §8 (BLK `scripts/fetch-testdata.sh`): the stamp must equal the lock, every hash
 //! must match, an absent tree fails with the command that makes it. The report is text a
 //! snapshot can pin: no absolute paths for the vendored trees, no times, a fixed order.
 

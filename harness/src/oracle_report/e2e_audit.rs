@@ -1,6 +1,6 @@
 //! The shape audit of `aisimulate_e2e.json` (PUBLISHED-FIGURES.md sections 3 and 5): the
 //! points of the kernel accuracy page's shape comparison and of the headline table, pooled
-//! under the anchor-excluded definition of AISimulate's publisher (REFERENCE.md section 4,
+//! under the anchor-excluded definition of AISimulate's publisher (docs/upstream.md §4,
 //! AIS scripts/e2e_accuracy/build_e2e_accuracy_overview.py) and under the anchor-inclusive
 //! one, to identify which definition each published figure used. The task functions that read
 //! the file are in the parent module.
@@ -71,7 +71,7 @@ impl SweepCurves {
             .map_or(&[][..], |(_, _, c)| c.as_slice())
     }
 
-    /// Whether upstream's scorer would drop the sweep whole (REFERENCE.md section 6): a failed
+    /// Whether upstream's scorer would drop the sweep whole (docs/upstream.md §6): a failed
     /// point, or a non-positive or missing measured or predicted value, for any arm.
     fn droppable(&self) -> bool {
         self.points.iter().any(|(_, ok)| !ok)
@@ -298,7 +298,7 @@ impl E2eAudit {
         );
         out.push_str(
             "  not checked here: the TTFT columns (n 456 / 569) also drop four measured TTFT spikes \
-             (REFERENCE.md section 6), a rule of the scorer, not of this audit\n",
+             (docs/upstream.md §6), a rule of the scorer, not of this audit\n",
         );
         out.push_str(
             "  recorded, not gated: the older 11.55% (364) / 9.41% (447) and vLLM 8.87% (192) / 7.15% (238) \

@@ -2,7 +2,7 @@
 //! its four rows, recomputed under our definitions, next to what the anchor-inclusive
 //! variant would give. Vectors: `testdata/aisimulate-test-rows/rows.json`.
 //!
-//! AISimulate's own test rows (REFERENCE.md section 4), as a figure of the release gate
+//! AISimulate's own test rows (docs/upstream.md §4), as a figure of the release gate
 //! (`definition-known-answers`); it reads no corpus, only the committed vectors.
 
 use crate::task::{TaskOutput, TaskResult};
@@ -194,7 +194,7 @@ pub fn checks() -> anyhow::Result<Vec<Check>> {
 pub fn render(checks: &[Check]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "AISimulate's own test rows: {VECTORS}");
-    let _ = writeln!(out, "source: AIS tests/test_e2e_accuracy_overview.py, as recorded in REFERENCE.md section 4\n");
+    let _ = writeln!(out, "source: AIS tests/test_e2e_accuracy_overview.py, as recorded in docs/upstream.md §4\n");
     let show = |v: Option<f64>| v.map_or("-".to_string(), |v| v.to_string());
     for c in checks {
         let rule = if c.must_differ { "must differ from" } else { "expected" };

@@ -1,6 +1,6 @@
 //! The audit of `aisimulate_summary.json` (PUBLISHED-FIGURES.md section 1): every published
 //! total, and every sub-level figure (model, workload, GPU, topology), recomputed from the
-//! snapshot's own rounded per-point data under each definition of REFERENCE.md section 4
+//! snapshot's own rounded per-point data under each definition of docs/upstream.md §4
 //! (AIS scripts/e2e_accuracy/build_e2e_accuracy_overview.py), with how far input rounding could
 //! move each one. The task functions that read the file are in the parent module.
 
@@ -297,7 +297,7 @@ impl SummaryAudit {
             out,
             "tolerance: {LAST_DIGIT}, half a unit in the last place of a total published to 2 decimals"
         );
-        let _ = writeln!(out, "definitions: REFERENCE.md section 4 (AIS scripts/e2e_accuracy/build_e2e_accuracy_overview.py)");
+        let _ = writeln!(out, "definitions: docs/upstream.md §4 (AIS scripts/e2e_accuracy/build_e2e_accuracy_overview.py)");
         out.push('\n');
         for line in &self.lines {
             let value = line.pooled.published().map_or("-".to_string(), |v| format!("{v:.2}"));

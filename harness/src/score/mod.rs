@@ -42,7 +42,7 @@ pub const ABSOLUTES_FILE: &str = "inferencex_absolutes.json";
 pub const SETTINGS_FILE: &str = "inferencex_engine_settings.json";
 pub const SCOREABLE_FILE: &str = "scoreable.json";
 
-/// The measurement corpora the scorer reads (REFERENCE.md section 5), joined and checked.
+/// The measurement corpora the scorer reads (docs/upstream.md §5), joined and checked.
 #[derive(Clone, Debug)]
 pub struct Corpora {
     pub e2e: E2eCorpus,

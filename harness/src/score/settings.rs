@@ -1,4 +1,4 @@
-//! Per-point engine settings and their provenance (REFERENCE.md section 6): what the run
+//! Per-point engine settings and their provenance (docs/upstream.md §6): what the run
 //! passed (measured), vLLM's default for the device (resolved), or the scenario's value
 //! (non-vLLM sweeps). The BLIS runner writes these values into each point's scenario.
 

@@ -1,4 +1,4 @@
-//! The scorer on small synthetic corpora: bad input (REFERENCE.md section 6 says which is a
+//! The scorer on small synthetic corpora: bad input (docs/upstream.md §6 says which is a
 //! gap, which drops a sweep, which is an error), arms as data, tiers.
 
 use super::*;
