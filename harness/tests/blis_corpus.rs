@@ -3,7 +3,8 @@
 //! Runs when BLIS_MEASUREMENTS is set (CI sets it); otherwise every trial is listed as ignored
 //! with the reason. With it set, a missing corpus file or scenario tree FAILS.
 
-mod blis_support;
+mod support;
+use support::blis as blis_support;
 
 use harness::blis::{arm, CacheMode, FixtureSet, ProgressMode, RunOptions};
 use harness::inputs::{Flags, InputKind, Inputs};
@@ -81,14 +82,11 @@ fn five_sweeps_scored_with_the_double() -> Result<(), Failed> {
 
 fn main() {
     let args = Arguments::from_args();
-    let have = std::env::var_os(InputKind::Measurements.env_var()).is_some_and(|v| !v.is_empty());
-    let mut trials = vec![
+    let missing = support::missing_corpora();
+    let trials = vec![
         Trial::test("blis_arm/vllm/plan_covers_all_573_points", plan_covers_every_vllm_point),
         Trial::test("blis_arm/vllm/five_sweeps_scored_with_the_double", five_sweeps_scored_with_the_double),
     ];
-    if !have {
-        trials = trials.into_iter().map(|t| t.with_ignored_flag(true)).collect();
-        eprintln!("blis_corpus: every trial ignored: needs BLIS_MEASUREMENTS (and a scenario tree: BLIS_SCENARIOS or `cargo xtask vendor`)");
-    }
+    let trials = trials.into_iter().map(|t| support::unless_missing(t, missing.as_deref())).collect();
     libtest_mimic::run(&args, trials).exit();
 }

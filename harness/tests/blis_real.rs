@@ -6,7 +6,8 @@
 //! one exception is the pinned `blis-release/f90a1e3a` figure (41 points, a few minutes cold,
 //! served from `target-cache/blis` afterwards).
 
-mod blis_support;
+mod support;
+use support::blis as blis_support;
 
 use blis_support::point;
 use harness::blis::{
@@ -27,7 +28,7 @@ type Test = Box<dyn FnOnce(&Path) -> Result<(), Failed> + Send>;
 fn main() {
     let args = Arguments::from_args();
     let binary = std::env::var_os(VAR).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let ci = std::env::var_os("CI").is_some_and(|v| v == "true");
+    let ci = support::on_ci();
     let mut tests: Vec<(String, Test)> = vec![
         ("real/dialect/flags".into(), Box::new(dialect_is_flags)),
         ("real/point/rerun-by-hand-gives-the-same-metrics".into(), Box::new(rerun_by_hand)),

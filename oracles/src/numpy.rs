@@ -2,7 +2,7 @@
 //! `np.random.randint(low, high, size)` draws (docs/upstream.md §1).
 //!
 //! The word stream is MT19937 seeded with the reference `init_genrand` routine, which is what
-//! `rand_mt::Mt::new(u32)` implements; the known-answer tests (`harness/tests/numpy_known_answers.rs`
+//! `rand_mt::Mt::new(u32)` implements; the known-answer tests (`harness/tests/it/numpy_known_answers.rs`
 //! on `testdata/numpy/known_answers.json`, written by real numpy) prove that, they do not assume it.
 //! The bounded-integer rules follow numpy `random/_bounded_integers.pyx` (`_rand_int64`) and
 //! `random/src/distributions/distributions.c` (`random_bounded_uint64_fill`, masked branch: the

@@ -197,10 +197,7 @@ fn a_corpus_that_differs_from_its_pin_is_said_on_every_figure_that_read_it() {
     );
     let results = run(MANIFEST, &Scripted::new(outputs));
     let (_, line) = status_of(&results, "e/shape");
-    assert!(
-        line.contains("differ from the ones pinned") && line.contains("not a regression"),
-        "{line}"
-    );
+    assert!(line.contains("differ from the ones pinned") && line.contains("not a regression"), "{line}");
 }
 
 #[test]

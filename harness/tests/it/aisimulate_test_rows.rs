@@ -4,8 +4,8 @@
 //! the anchor-inclusive variant is shown to give the discriminating 12.5 and 8.33 instead.
 
 use oracles::accuracy::{
-    arm_figures, published_rows, relatives, Arm, ArmFigures, Latencies, Metric, Row,
-    ShapeDefinition, Status, StatusCounts,
+    arm_figures, published_rows, relatives, Arm, ArmFigures, Latencies, Metric, Row, ShapeDefinition, Status,
+    StatusCounts,
 };
 use serde_json::Value;
 
@@ -101,7 +101,11 @@ fn alpha_figures_match_aisimulate_test_for_both_arms_and_metrics() {
         let got = figures(&alpha, arm, ShapeDefinition::AnchorExcluded);
         for metric in Metric::ALL {
             let base = format!("/expected/models/Alpha/{arm}/{metric}");
-            assert_eq!(got.mape(metric).published(), Some(expected(&v, &format!("{base}_mape_pct"))), "{arm} {metric} mape");
+            assert_eq!(
+                got.mape(metric).published(),
+                Some(expected(&v, &format!("{base}_mape_pct"))),
+                "{arm} {metric} mape"
+            );
             assert_eq!(
                 got.shape(metric).published(),
                 Some(expected(&v, &format!("{base}_shape_error_pct"))),
@@ -117,10 +121,8 @@ fn anchor_inclusive_variant_gives_the_discriminators_and_the_real_definition_doe
     let rows = rows(&v);
     let alpha = alpha(&rows);
     for (arm, metric) in [(Arm::Aic, Metric::Tpot), (Arm::Aisimulate, Metric::Ttft)] {
-        let wrong = expected(
-            &v,
-            &format!("/expected/anchor_inclusive_discriminators/Alpha/{arm}/{metric}_shape_error_pct"),
-        );
+        let wrong =
+            expected(&v, &format!("/expected/anchor_inclusive_discriminators/Alpha/{arm}/{metric}_shape_error_pct"));
         let inclusive = figures(&alpha, arm, ShapeDefinition::AnchorIncluded).shape(metric);
         assert_eq!(inclusive.published(), Some(wrong), "{arm} {metric}: the wrong definition");
         let real = figures(&alpha, arm, ShapeDefinition::AnchorExcluded).shape(metric);
