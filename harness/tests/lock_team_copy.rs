@@ -9,7 +9,7 @@
 mod support;
 
 use harness::inputs::{Flags, InputKind, Inputs};
-use harness::lock::{self, file::section_name, Lock};
+use harness::lock::{self, Lock};
 use harness::task::Value;
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -86,7 +86,7 @@ fn team_copy_verifies() -> Result<(), Failed> {
         return Err(format!("the lock does not verify:\n{}", out.report).into());
     }
     for kind in lock::file::SECTIONS {
-        let name = section_name(kind);
+        let name = kind.name();
         let matched = &out.values[&format!("{name}.files_matched")];
         let locked = &out.values[&format!("{name}.files_locked")];
         if matched != locked {

@@ -154,15 +154,7 @@ pub fn run(cmd: Command) -> Result<u8> {
 }
 
 fn finish(result: Result<bool, TaskError>) -> Result<u8> {
-    match result {
-        Ok(true) => Ok(exit::OK),
-        Ok(false) => Ok(exit::FAILED),
-        Err(TaskError::Refused(r)) => {
-            eprintln!("refused: {r}");
-            Ok(exit::REFUSED)
-        }
-        Err(TaskError::Failed(e)) => Err(e),
-    }
+    crate::outcome::exit_code(result.map(|ok| if ok { exit::OK } else { exit::FAILED }))
 }
 
 fn run_file(path: &std::path::Path, args: &RunArgs, inputs: &Inputs) -> Result<u8> {

@@ -88,7 +88,7 @@ fn run_verify(args: VerifyArgs) -> Result<u8> {
     if let Some(testdata) = &args.testdata {
         for slot in [&mut inputs.catalog, &mut inputs.registry, &mut inputs.scenarios] {
             if let Some(input) = slot.as_mut().filter(|i| i.origin == Origin::Vendored) {
-                input.path = testdata.join(lock::file::section_name(input.kind));
+                input.path = testdata.join(input.kind.name());
             }
         }
         // The fetched corpora's default, as `Inputs` finds it under the workspace's testdata/.
@@ -107,7 +107,7 @@ fn run_verify(args: VerifyArgs) -> Result<u8> {
         if let Some(input) = inputs.get(kind).filter(|i| i.is_override()) {
             eprintln!(
                 "note: {} read from {}",
-                lock::file::section_name(kind),
+                kind.name(),
                 input.source_label()
             );
         }

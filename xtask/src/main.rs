@@ -10,6 +10,7 @@ mod fuzz;
 mod inputs;
 mod lock;
 mod oracle;
+mod outcome;
 mod reproduce;
 mod score;
 mod vendor;

@@ -39,14 +39,7 @@ fn parse_config_tier(text: &str) -> Result<ConfigTier, String> {
 
 pub fn run(args: Args) -> Result<u8> {
     let inputs = args.inputs.resolve();
-    match run_inner(&args, &inputs) {
-        Ok(code) => Ok(code),
-        Err(TaskError::Refused(r)) => {
-            eprintln!("refused: {r}");
-            Ok(exit::REFUSED)
-        }
-        Err(TaskError::Failed(e)) => Err(e),
-    }
+    crate::outcome::exit_code(run_inner(&args, &inputs))
 }
 
 /// Exit 0, or 1 when BLIS was asked for and a point failed or none has a value (the table is

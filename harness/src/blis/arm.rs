@@ -251,7 +251,7 @@ fn is_monotone(sweep: &crate::corpus::e2e::Sweep) -> bool {
     let mut points: Vec<_> = sweep.points.iter().collect();
     points.sort_by_key(|p| p.concurrency);
     let rel: Option<Vec<f64>> = points.iter().map(|p| p.measured_tpot_relative).collect();
-    rel.is_some_and(|r| r.windows(2).all(|w| w[1] > w[0]))
+    rel.is_some_and(|r| oracles::scoring::strictly_increasing(&r))
 }
 
 /// The sensitivity figure (harness/figures.yaml, task `sensitivity`): the vLLM sweeps whose

@@ -139,7 +139,7 @@ impl Manifest {
         let mut used_tolerances = BTreeSet::new();
         let valid_needs: BTreeSet<String> = crate::inputs::InputKind::ALL
             .iter()
-            .map(|k| input_name(*k).to_string())
+            .map(|k| k.name().to_string())
             .chain(self.external_inputs.keys().cloned())
             .collect();
         for f in &self.figures {
@@ -225,21 +225,6 @@ impl Manifest {
 }
 
 /// The name an `InputKind` has in the manifest's `needs` lists.
-pub fn input_name(kind: crate::inputs::InputKind) -> &'static str {
-    use crate::inputs::InputKind::*;
-    match kind {
-        Measurements => "measurements",
-        Catalog => "catalog",
-        Registry => "registry",
-        Scenarios => "scenarios",
-        Blis => "blis",
-    }
-}
-
-pub fn input_kind(name: &str) -> Option<crate::inputs::InputKind> {
-    crate::inputs::InputKind::ALL.into_iter().find(|k| input_name(*k) == name)
-}
-
 /// `10.05` -> 0.005, `8.2` -> 0.05, `432` -> 0.5.
 pub fn half_last_digit(published: &str) -> f64 {
     let decimals = published.split_once('.').map_or(0, |(_, frac)| frac.len());

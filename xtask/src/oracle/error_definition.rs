@@ -29,8 +29,7 @@ pub fn run(args: Args) -> Result<u8> {
             let summary = oracle_report::task_error_definition(&inputs);
             // Without the folder there is nothing more to say than the one refusal line.
             if let Err(TaskError::Refused(refusal)) = &summary {
-                eprintln!("refused: {refusal}");
-                return Ok(exit::REFUSED);
+                return Ok(crate::outcome::refused(refusal));
             }
             (summary, Some(oracle_report::task_e2e_audit(&inputs)))
         }
@@ -48,7 +47,7 @@ pub fn run(args: Args) -> Result<u8> {
                 failed |= !passed(&output);
             }
             Err(TaskError::Refused(refusal)) => {
-                eprintln!("refused: {refusal}");
+                crate::outcome::refused(&refusal);
                 refused = true;
             }
             Err(TaskError::Failed(err)) => {
