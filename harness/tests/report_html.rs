@@ -8,7 +8,7 @@
 //! `corpus/...` trials need BLIS_MEASUREMENTS and the vendored scenario tree: ignored with the
 //! reason without them, failing under CI=true.
 
-use harness::gate::{self, evaluate::InProcess, tasks::Context, GateOptions, Manifest};
+use harness::gate::{self, evaluate::InProcess, tasks::Context, GateOptions};
 use harness::inputs::{Flags, Inputs};
 use harness::report_html::{self, browser};
 use harness::score::{self, Selection};
@@ -36,7 +36,7 @@ fn with_corpora(test: fn() -> Result<(), Failed>) -> Result<Completion, Failed> 
 fn gate_page() -> Result<String, Failed> {
     let inputs = Inputs::from_process(&Flags::default());
     let cx = Context { inputs, manifest: gate::manifest_path(), lock: harness::lock::default_lock_path() };
-    let manifest = Manifest::load(&cx.manifest).map_err(|e| format!("{e:#}"))?;
+    let manifest = harness::gate::load_manifest(&cx.manifest).map_err(|e| format!("{e:#}"))?;
     let results = gate::evaluate(&manifest, &cx, &InProcess(&cx), &GateOptions { only: &[] }, &mut |_, _, _| {});
     Ok(report_html::for_gate(&cx.inputs, &manifest, &results))
 }

@@ -302,6 +302,12 @@ impl Status {
     }
 }
 
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
 /// `status_counts` as published: `unknown` counts rows whose status is none of the three
 /// (always 0 in anything this project accepts, since readers reject such rows).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

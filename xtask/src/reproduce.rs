@@ -4,7 +4,7 @@
 
 use crate::inputs::InputArgs;
 use anyhow::{Context as _, Result};
-use harness::gate::{self, evaluate::InProcess, report, tasks::Context, Manifest, Renderer};
+use harness::gate::{self, evaluate::InProcess, report, tasks::Context, Renderer};
 use harness::task::exit;
 use std::path::PathBuf;
 use std::process::Command;
@@ -59,7 +59,7 @@ pub fn run(args: Args) -> Result<u8> {
         print!("{}", InProcess(&cx).render(task)?);
         return Ok(exit::OK);
     }
-    let manifest = Manifest::load(&manifest_path)?;
+    let manifest = harness::gate::load_manifest(&manifest_path)?;
     let renderer = ChildProcess { args: &args, manifest: &manifest_path, rendered: Default::default() };
     // A bar on a terminal only (never under CI=true), so logs and snapshots do not change.
     let mut bar: Option<indicatif::ProgressBar> = None;

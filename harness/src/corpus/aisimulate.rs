@@ -10,11 +10,12 @@
 //!    `coverage_pct` is success / rows, only success rows carry AISimulate values.
 
 use oracles::accuracy::{Arm, Metric, Status, StatusCounts};
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::Deserializer;
 use serde::Deserialize;
 use std::collections::HashSet;
 use std::fmt;
 use std::path::Path;
+use super::strict::NoDuplicates;
 
 pub const FILE: &str = "aisimulate_summary.json";
 
@@ -87,8 +88,8 @@ pub struct ArmFigures {
     pub ttft_mape_pct: Option<f64>,
     #[serde(deserialize_with = "nullable")]
     pub ttft_shape_error_pct: Option<f64>,
-    #[serde(default)]
-    pub status_counts: Option<PublishedStatusCounts>,
+    #[serde(default, deserialize_with = "super::strict::opt_status_counts")]
+    pub status_counts: Option<StatusCounts>,
     #[serde(default)]
     pub coverage_pct: Option<f64>,
 }
@@ -105,21 +106,6 @@ impl ArmFigures {
             Metric::Tpot => self.tpot_shape_error_pct,
             Metric::Ttft => self.ttft_shape_error_pct,
         }
-    }
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct PublishedStatusCounts {
-    pub failed: u64,
-    pub success: u64,
-    pub unknown: u64,
-    pub unsupported: u64,
-}
-
-impl From<PublishedStatusCounts> for StatusCounts {
-    fn from(c: PublishedStatusCounts) -> Self {
-        StatusCounts { success: c.success, unsupported: c.unsupported, failed: c.failed, unknown: c.unknown }
     }
 }
 
@@ -197,7 +183,8 @@ pub struct Point {
     pub aisimulate: PredictedPoint,
     pub concurrency: u64,
     pub measured: MeasuredPoint,
-    pub status: PointStatus,
+    #[serde(deserialize_with = "super::strict::status")]
+    pub status: Status,
 }
 
 impl Point {
@@ -205,26 +192,6 @@ impl Point {
         match arm {
             Arm::Aisimulate => &self.aisimulate,
             Arm::Aic => &self.aic,
-        }
-    }
-}
-
-/// `aisimulate_status` as written by AISimulate; any other string is rejected by serde with
-/// the path and the list of accepted values.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum PointStatus {
-    Success,
-    Unsupported,
-    Failed,
-}
-
-impl From<PointStatus> for Status {
-    fn from(s: PointStatus) -> Self {
-        match s {
-            PointStatus::Success => Status::Success,
-            PointStatus::Unsupported => Status::Unsupported,
-            PointStatus::Failed => Status::Failed,
         }
     }
 }
@@ -395,44 +362,6 @@ fn looks_like_non_finite(text: &str, err: &serde_json::Error) -> bool {
     ["NaN", "Infinity"].iter().any(|word| rest.starts_with(word))
 }
 
-struct NoDuplicates;
-
-impl<'de> Deserialize<'de> for NoDuplicates {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(NoDuplicates)
-    }
-}
-
-impl<'de> Visitor<'de> for NoDuplicates {
-    type Value = NoDuplicates;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Self, E> { Ok(NoDuplicates) }
-    fn visit_i64<E>(self, _: i64) -> Result<Self, E> { Ok(NoDuplicates) }
-    fn visit_u64<E>(self, _: u64) -> Result<Self, E> { Ok(NoDuplicates) }
-    fn visit_f64<E>(self, _: f64) -> Result<Self, E> { Ok(NoDuplicates) }
-    fn visit_str<E>(self, _: &str) -> Result<Self, E> { Ok(NoDuplicates) }
-    fn visit_unit<E>(self) -> Result<Self, E> { Ok(NoDuplicates) }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
-        while seq.next_element::<NoDuplicates>()?.is_some() {}
-        Ok(NoDuplicates)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
-        let mut seen = HashSet::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if !seen.insert(key.clone()) {
-                return Err(de::Error::custom(format!("duplicate key `{key}`")));
-            }
-            map.next_value::<NoDuplicates>()?;
-        }
-        Ok(NoDuplicates)
-    }
-}
-
 type Check = Result<(), (String, String)>;
 
 /// Pass 3. Each level's counts are checked against its children's, never trusted.
@@ -500,7 +429,7 @@ fn check_topology(path: &str, t: &Topology) -> Result<(u64, StatusCounts, u64), 
                 return Err((format!("{ppath}.measured.{name}"), format!("is {value}, expected a non-negative relative")));
             }
         }
-        let success = point.status == PointStatus::Success;
+        let success = point.status == Status::Success;
         for arm in Arm::ALL {
             for (name, value) in point.arm(arm).fields() {
                 let field = format!("{ppath}.{arm}.{name}");
@@ -516,7 +445,7 @@ fn check_topology(path: &str, t: &Topology) -> Result<(u64, StatusCounts, u64), 
                             field,
                             format!(
                                 "is a number on a {} point; only success points carry AISimulate values",
-                                Status::from(point.status).key()
+                                point.status.key()
                             ),
                         ));
                     }
@@ -525,7 +454,7 @@ fn check_topology(path: &str, t: &Topology) -> Result<(u64, StatusCounts, u64), 
             }
         }
     }
-    let counts = StatusCounts::of(t.points.iter().map(|p| Status::from(p.status)));
+    let counts = StatusCounts::of(t.points.iter().map(|p| p.status));
     let aic_points = t.points.iter().filter(|p| p.aic.complete()).count() as u64;
     check_level(path, "points", t.rows, &t.aic, &t.aisimulate, t.points.len() as u64, counts, aic_points)?;
     Ok((t.points.len() as u64, counts, aic_points))
@@ -547,7 +476,7 @@ fn check_level(
     let Some(published) = aisimulate.status_counts else {
         return Err((format!("{path}.aisimulate.status_counts"), "is missing; expected success, unsupported, failed, unknown counts".into()));
     };
-    let published_counts = StatusCounts::from(published);
+    let published_counts = published;
     if published_counts.rows() != rows {
         return Err((
             format!("{path}.aisimulate.status_counts"),

@@ -2,6 +2,8 @@
 //! gap, which drops a sweep, which is an error), arms as data, tiers.
 
 use super::*;
+use crate::inputs::InputKind;
+use crate::task::TaskError;
 use serde_json::json;
 
 /// A vLLM sweep on h100 with measured relatives 1, 2, 4 and both arms off by known factors.

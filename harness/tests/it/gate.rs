@@ -99,7 +99,7 @@ fn inputs_with_dirs(dir: &Path) -> Inputs {
 
 fn run(manifest_text: &str, renderer: &Scripted) -> Vec<harness::gate::FigureResult> {
     let dir = tempfile::tempdir().unwrap();
-    let manifest = Manifest::parse(manifest_text, Path::new("test.yaml")).unwrap();
+    let manifest = Manifest::parse(manifest_text, Path::new("test.yaml"), &harness::gate::tasks::names()).unwrap();
     let cx = Context {
         inputs: inputs_with_dirs(dir.path()),
         manifest: "test.yaml".into(),
@@ -206,7 +206,7 @@ fn the_manifest_refuses_inconsistencies_all_at_once() {
         .replace("id: e/n,", "id: e/shape,")
         .replace("task: headline,", "task: no-such-task,")
         .replace("tolerance: last-digit}", "tolerance: nope}");
-    let err = format!("{:#}", Manifest::parse(&bad, Path::new("bad.yaml")).unwrap_err());
+    let err = format!("{:#}", Manifest::parse(&bad, Path::new("bad.yaml"), &harness::gate::tasks::names()).unwrap_err());
     for expected in ["duplicate id", "unknown task `no-such-task`", "unknown tolerance `nope`"] {
         assert!(err.contains(expected), "missing `{expected}` in:\n{err}");
     }
@@ -214,13 +214,13 @@ fn the_manifest_refuses_inconsistencies_all_at_once() {
 
 #[test]
 fn the_committed_manifest_is_consistent() {
-    let manifest = Manifest::load(&harness::gate::manifest_path()).unwrap();
+    let manifest = harness::gate::load_manifest(&harness::gate::manifest_path()).unwrap();
     assert!(manifest.figures.len() > 100, "every published figure is listed");
 }
 
 #[test]
 fn published_digits_are_checked_against_their_section() {
-    let manifest = Manifest::parse(MANIFEST, Path::new("test.yaml")).unwrap();
+    let manifest = Manifest::parse(MANIFEST, Path::new("test.yaml"), &harness::gate::tasks::names()).unwrap();
     let doc = "## 1. Error\n10.05% on 878 comparisons, true\n## 3. Headline\n9.64 in 113 sweeps\n## 6. Guard\n0.795\n";
     assert_eq!(hygiene::published_digits(&manifest, "PUBLISHED-FIGURES.md", doc), Vec::<String>::new());
     let moved = doc.replace("9.64", "9.65");
@@ -232,7 +232,7 @@ fn published_digits_are_checked_against_their_section() {
 
 #[test]
 fn an_unreferenced_snapshot_is_an_orphan() {
-    let manifest = Manifest::parse(MANIFEST, Path::new("test.yaml")).unwrap();
+    let manifest = Manifest::parse(MANIFEST, Path::new("test.yaml"), &harness::gate::tasks::names()).unwrap();
     let present = ["oracle__report", "headline__all", "lock__verify", "stale__thing", "pinned__by_a_test"]
         .map(String::from)
         .into_iter()
