@@ -10,7 +10,7 @@
 mod support;
 
 use harness::inputs::{Flags, InputKind, Inputs};
-use harness::score::{self, gaps, render, Metric, Selection};
+use harness::score::{self, gaps, render, ErrorMetric, Selection};
 use harness::task::TaskOutput;
 use libtest_mimic::{Arguments, Failed, Trial};
 use support::{count, number};
@@ -76,7 +76,7 @@ fn published_cells() -> Result<(), Failed> {
             Some(tier) => (&measured, tier),
             None => (&plain, row),
         };
-        for (metric, want) in Metric::ALL.iter().zip(cells) {
+        for (metric, want) in ErrorMetric::ALL.iter().zip(cells) {
             let key = format!("{tier}.{arm}.{}", metric.key());
             let got = format!("{:.2}", number(out, &key)?);
             checked += 1;
@@ -87,7 +87,7 @@ fn published_cells() -> Result<(), Failed> {
     }
     // The measured tier's MEASURED-OR-RESOLVED row is the one of the plain run.
     for (arm, cells) in [("aisimulate", PUBLISHED_CELLS[0].2), ("aic", PUBLISHED_CELLS[1].2)] {
-        for (metric, want) in Metric::ALL.iter().zip(cells) {
+        for (metric, want) in ErrorMetric::ALL.iter().zip(cells) {
             let got = format!("{:.2}", number(&measured, &format!("measured_or_resolved.{arm}.{}", metric.key()))?);
             if got != want {
                 wrong.push(format!("measured tier M-O-R {arm} {}: ours {got}, published {want}", metric.title()));

@@ -266,7 +266,7 @@ pub fn task_sensitivity(inputs: &crate::inputs::Inputs) -> crate::task::TaskResu
 /// sensitivity` flags); `None` is the defaults over `--blis`, `--catalog` and `--registry`.
 pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOptions>) -> crate::task::TaskResult {
     use crate::inputs::InputKind;
-    use crate::score::Metric;
+    use crate::score::ErrorMetric;
     let needed_for = "the BLIS sensitivity table";
     let binary = super::binary::require(inputs, needed_for)?;
     let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
@@ -310,11 +310,11 @@ pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOpti
         let arms = [arm_values(&keys, outcomes, &plan.unplannable)];
         let scored = crate::score::score(&corpora, &scenarios, &arms, &selection);
         let agg = scored.aggregate(scored.sweeps.iter().filter(|s| s.monotone));
-        let mean = |m: Metric| agg.mean_abs.get(&(0, m)).copied().flatten();
+        let mean = |m: ErrorMetric| agg.mean_abs.get(&(0, m)).copied().flatten();
         Ok(super::sensitivity::RowScore {
-            n: agg.n[&Metric::TpotShape] as u64,
-            tpot_shape: mean(Metric::TpotShape).ok_or_else(|| anyhow::anyhow!("no TPOT shape comparisons"))?,
-            ttft_shape: mean(Metric::TtftShape).ok_or_else(|| anyhow::anyhow!("no TTFT shape comparisons"))?,
+            n: agg.n[&ErrorMetric::TpotShape] as u64,
+            tpot_shape: mean(ErrorMetric::TpotShape).ok_or_else(|| anyhow::anyhow!("no TPOT shape comparisons"))?,
+            ttft_shape: mean(ErrorMetric::TtftShape).ok_or_else(|| anyhow::anyhow!("no TTFT shape comparisons"))?,
         })
     };
     let table = super::sensitivity::sensitivity(&base, &reseed, &opts, &score)?;

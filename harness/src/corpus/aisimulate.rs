@@ -9,7 +9,7 @@
 //!    children's, `aisimulate.points == status_counts.success`, `aic.points` adds up,
 //!    `coverage_pct` is success / rows, only success rows carry AISimulate values.
 
-use oracles::accuracy::{Arm, Metric, Status, StatusCounts};
+use oracles::accuracy::{PublishedArm, Metric, Status, StatusCounts};
 use serde::de::Deserializer;
 use serde::Deserialize;
 use std::collections::HashSet;
@@ -156,7 +156,7 @@ pub struct Topology {
     pub framework: String,
     pub id: String,
     pub parallelism: Parallelism,
-    pub points: Vec<Point>,
+    pub points: Vec<SummaryPoint>,
     pub precision: String,
     pub rows: u64,
     pub serving: String,
@@ -178,7 +178,7 @@ pub struct Parallelism {
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Point {
+pub struct SummaryPoint {
     pub aic: PredictedPoint,
     pub aisimulate: PredictedPoint,
     pub concurrency: u64,
@@ -187,11 +187,11 @@ pub struct Point {
     pub status: Status,
 }
 
-impl Point {
-    pub fn arm(&self, arm: Arm) -> &PredictedPoint {
+impl SummaryPoint {
+    pub fn arm(&self, arm: PublishedArm) -> &PredictedPoint {
         match arm {
-            Arm::Aisimulate => &self.aisimulate,
-            Arm::Aic => &self.aic,
+            PublishedArm::Aisimulate => &self.aisimulate,
+            PublishedArm::Aic => &self.aic,
         }
     }
 }
@@ -295,10 +295,10 @@ impl Summary {
         out
     }
 
-    pub fn totals(&self, arm: Arm) -> &ArmFigures {
+    pub fn totals(&self, arm: PublishedArm) -> &ArmFigures {
         match arm {
-            Arm::Aisimulate => &self.totals.aisimulate,
-            Arm::Aic => &self.totals.aic,
+            PublishedArm::Aisimulate => &self.totals.aisimulate,
+            PublishedArm::Aic => &self.totals.aic,
         }
     }
 }
@@ -430,17 +430,17 @@ fn check_topology(path: &str, t: &Topology) -> Result<(u64, StatusCounts, u64), 
             }
         }
         let success = point.status == Status::Success;
-        for arm in Arm::ALL {
+        for arm in PublishedArm::ALL {
             for (name, value) in point.arm(arm).fields() {
                 let field = format!("{ppath}.{arm}.{name}");
                 match value {
                     Some(v) if v < 0.0 => {
                         return Err((field, format!("is {v}, expected a non-negative value")));
                     }
-                    None if arm == Arm::Aisimulate && success => {
+                    None if arm == PublishedArm::Aisimulate && success => {
                         return Err((field, "is null on a success point; expected a number".into()));
                     }
-                    Some(_) if arm == Arm::Aisimulate && !success => {
+                    Some(_) if arm == PublishedArm::Aisimulate && !success => {
                         return Err((
                             field,
                             format!(
@@ -505,7 +505,7 @@ fn check_level(
             ));
         }
     }
-    for (arm, figures) in [(Arm::Aisimulate, aisimulate), (Arm::Aic, aic)] {
+    for (arm, figures) in [(PublishedArm::Aisimulate, aisimulate), (PublishedArm::Aic, aic)] {
         for metric in Metric::ALL {
             for (name, value) in [("mape_pct", figures.mape_pct(metric)), ("shape_error_pct", figures.shape_error_pct(metric))] {
                 if let Some(v) = value.filter(|v| *v < 0.0) {

@@ -3,7 +3,7 @@
 //! an error naming its file and entry. The scorer and the BLIS arm start from a [`Corpora`].
 
 use crate::corpus::e2e::{E2eCorpus, Sweep};
-use crate::corpus::inferencex::{Absolutes, EngineSettings};
+use crate::corpus::inferencex::{Absolutes, EngineSettingsCorpus};
 use crate::corpus::scenario::ScenarioSet;
 use crate::inputs::{InputKind, Inputs};
 use crate::task::TaskError;
@@ -22,7 +22,7 @@ pub const SCOREABLE_FILE: &str = "scoreable.json";
 pub struct Corpora {
     pub e2e: E2eCorpus,
     pub absolutes: Absolutes,
-    pub settings: EngineSettings,
+    pub settings: EngineSettingsCorpus,
     /// `scoreable.json`: BLIS's own sweep-report points (docs/scoring.md); read and checked,
     /// not part of the headline table.
     pub scoreable: Vec<ScoreableRow>,

@@ -90,7 +90,7 @@ pub struct Sweep {
     pub spec_method: String,
     pub parallelism: Parallelism,
     pub topology_id: String,
-    pub points: Vec<Point>,
+    pub points: Vec<SweepPoint>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -110,7 +110,7 @@ pub struct Parallelism {
 /// `None` means the file has `null` or no such key.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct Point {
+pub struct SweepPoint {
     pub concurrency: u32,
     #[serde(deserialize_with = "status")]
     pub status: Status,

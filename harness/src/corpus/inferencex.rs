@@ -85,7 +85,7 @@ pub fn load_absolutes(path: &Path) -> Result<Absolutes> {
 
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct EngineSettings {
+pub struct EngineSettingsCorpus {
     pub source: String,
     pub source_url: String,
     pub release_tag: String,
@@ -167,9 +167,9 @@ fn setting_value(v: &serde_json::Value) -> Option<SettingValue> {
     }
 }
 
-pub fn load_engine_settings(path: &Path) -> Result<EngineSettings> {
+pub fn load_engine_settings(path: &Path) -> Result<EngineSettingsCorpus> {
     let text = read(path)?;
-    let parsed: EngineSettings = super::strict::parse_json(&text)
+    let parsed: EngineSettingsCorpus = super::strict::parse_json(&text)
         .with_context(|| crate::paths::display(path))?;
     check_settings(&parsed).with_context(|| crate::paths::display(path))?;
     Ok(parsed)
@@ -177,7 +177,7 @@ pub fn load_engine_settings(path: &Path) -> Result<EngineSettings> {
 
 /// The checks a derived struct cannot express: tracked settings have the right type, joins
 /// are unique, the stated count matches.
-fn check_settings(s: &EngineSettings) -> Result<()> {
+fn check_settings(s: &EngineSettingsCorpus) -> Result<()> {
     for (i, record) in s.settings.iter().enumerate() {
         for (c, point) in record.by_concurrency.iter() {
             for field in oracles::tiers::TRACKED_SETTINGS {
@@ -277,8 +277,8 @@ mod tests {
         )
     }
 
-    fn parse_settings(text: &str) -> Result<EngineSettings> {
-        let s: EngineSettings = super::super::strict::parse_json(text)?;
+    fn parse_settings(text: &str) -> Result<EngineSettingsCorpus> {
+        let s: EngineSettingsCorpus = super::super::strict::parse_json(text)?;
         check_settings(&s)?;
         Ok(s)
     }

@@ -16,7 +16,7 @@ pub mod chart;
 pub mod views;
 
 use crate::gate::{report::status_word, FigureResult, Manifest, Status};
-use crate::score::{Arm, Corpora, Metric, Scored};
+use crate::score::{Arm, Corpora, ErrorMetric, Scored};
 use chart::{arm_style, esc, Axis, Frame, Style, Svg, MEASURED};
 use oracles::tiers::Tier;
 use std::collections::{BTreeMap, BTreeSet};
@@ -387,13 +387,13 @@ fn tier_table(scored: &Scored, tier: Tier) -> String {
         agg.sweeps,
         esc(tier.title())
     );
-    for m in Metric::ALL {
+    for m in ErrorMetric::ALL {
         let _ = write!(out, "<th scope=\"col\">{} (n {})</th>", m.title(), agg.n[&m]);
     }
     out.push_str("</tr></thead><tbody>\n");
     for (i, (name, _, why)) in scored.arms.iter().enumerate() {
         let _ = write!(out, "<tr><th scope=\"row\">{}</th>", esc(name));
-        for m in Metric::ALL {
+        for m in ErrorMetric::ALL {
             let cell = match (why, agg.mean_abs.get(&(i, m)).copied().flatten()) {
                 (Some(_), _) => "not run".to_string(),
                 (None, Some(v)) => pct(v),

@@ -96,7 +96,7 @@ impl Arm {
     }
 
     /// AISimulate's or AIC's predictions as the e2e corpus publishes them.
-    pub fn published(e2e: &E2eCorpus, name: &str, key: &str, pick: fn(&crate::corpus::e2e::Point) -> ArmPoint) -> Arm {
+    pub fn published(e2e: &E2eCorpus, name: &str, key: &str, pick: fn(&crate::corpus::e2e::SweepPoint) -> ArmPoint) -> Arm {
         let points = e2e
             .sweeps
             .iter()
@@ -152,42 +152,43 @@ pub struct ArmErrors {
     pub ttft_mape: Vec<(u32, f64)>,
 }
 
-/// The four metrics, in table order.
+/// The four error figures of a headline row, in table order: a latency metric
+/// (`oracles::accuracy::Metric`) scored by shape error or by MAPE.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Metric {
+pub enum ErrorMetric {
     TpotShape,
     TpotMape,
     TtftShape,
     TtftMape,
 }
 
-impl Metric {
-    pub const ALL: [Metric; 4] = [Metric::TpotShape, Metric::TpotMape, Metric::TtftShape, Metric::TtftMape];
+impl ErrorMetric {
+    pub const ALL: [ErrorMetric; 4] = [ErrorMetric::TpotShape, ErrorMetric::TpotMape, ErrorMetric::TtftShape, ErrorMetric::TtftMape];
     pub fn key(self) -> &'static str {
         match self {
-            Metric::TpotShape => "tpot_shape",
-            Metric::TpotMape => "tpot_mape",
-            Metric::TtftShape => "ttft_shape",
-            Metric::TtftMape => "ttft_mape",
+            ErrorMetric::TpotShape => "tpot_shape",
+            ErrorMetric::TpotMape => "tpot_mape",
+            ErrorMetric::TtftShape => "ttft_shape",
+            ErrorMetric::TtftMape => "ttft_mape",
         }
     }
     pub fn title(self) -> &'static str {
         match self {
-            Metric::TpotShape => "TPOT shape",
-            Metric::TpotMape => "TPOT mape",
-            Metric::TtftShape => "TTFT shape",
-            Metric::TtftMape => "TTFT mape",
+            ErrorMetric::TpotShape => "TPOT shape",
+            ErrorMetric::TpotMape => "TPOT mape",
+            ErrorMetric::TtftShape => "TTFT shape",
+            ErrorMetric::TtftMape => "TTFT mape",
         }
     }
 }
 
 impl ArmErrors {
-    pub fn get(&self, m: Metric) -> &[(u32, f64)] {
+    pub fn get(&self, m: ErrorMetric) -> &[(u32, f64)] {
         match m {
-            Metric::TpotShape => &self.tpot_shape,
-            Metric::TpotMape => &self.tpot_mape,
-            Metric::TtftShape => &self.ttft_shape,
-            Metric::TtftMape => &self.ttft_mape,
+            ErrorMetric::TpotShape => &self.tpot_shape,
+            ErrorMetric::TpotMape => &self.tpot_mape,
+            ErrorMetric::TtftShape => &self.ttft_shape,
+            ErrorMetric::TtftMape => &self.ttft_mape,
         }
     }
 }
@@ -206,7 +207,7 @@ pub struct ScoredSweep {
     pub monotone: bool,
     /// Comparisons per metric, whatever arms ran (TPOT shape: points - 1; TPOT mape: points;
     /// TTFT: the same without the excursions).
-    pub comparisons: BTreeMap<Metric, usize>,
+    pub comparisons: BTreeMap<ErrorMetric, usize>,
     /// One entry per arm, in the order of the arms; `None` for an arm not run.
     pub errors: Vec<Option<ArmErrors>>,
 }
@@ -252,9 +253,9 @@ pub struct Aggregate {
     pub sweeps: usize,
     /// Comparison counts per metric (the same for every arm: sweeps are dropped for all, and
     /// counted even when no arm ran).
-    pub n: BTreeMap<Metric, usize>,
+    pub n: BTreeMap<ErrorMetric, usize>,
     /// Mean |e| per (arm index, metric); `None` on an arm not run or no comparisons.
-    pub mean_abs: BTreeMap<(usize, Metric), Option<f64>>,
+    pub mean_abs: BTreeMap<(usize, ErrorMetric), Option<f64>>,
 }
 
 impl Scored {
@@ -267,7 +268,7 @@ impl Scored {
         let sweeps: Vec<&ScoredSweep> = sweeps.collect();
         let mut n = BTreeMap::new();
         let mut mean_abs = BTreeMap::new();
-        for m in Metric::ALL {
+        for m in ErrorMetric::ALL {
             // counts from the first run arm; every run arm has the same by construction
             let count = sweeps.iter().map(|s| s.comparisons[&m]).sum();
             n.insert(m, count);
@@ -329,7 +330,7 @@ pub fn score(corpora: &Corpora, scenarios: &ScenarioSet, arms: &[Arm], selection
             continue;
         }
         let record = records.get(&(sweep.scenario.as_str(), sweep.label.as_str())).copied();
-        let mut points: Vec<&crate::corpus::e2e::Point> = sweep.points.iter().collect();
+        let mut points: Vec<&crate::corpus::e2e::SweepPoint> = sweep.points.iter().collect();
         points.sort_by_key(|p| p.concurrency);
         let anchor_c = points.first().map(|p| p.concurrency);
         let recorded_at_anchor = record.zip(anchor_c).is_some_and(|(r, c)| r.by_concurrency.get(c).is_some());
@@ -350,10 +351,10 @@ pub fn score(corpora: &Corpora, scenarios: &ScenarioSet, arms: &[Arm], selection
                 let points_n = points.len();
                 let ttft_n = points_n - excursions.len();
                 let comparisons = BTreeMap::from([
-                    (Metric::TpotShape, points_n - 1),
-                    (Metric::TpotMape, points_n),
-                    (Metric::TtftShape, ttft_n - 1),
-                    (Metric::TtftMape, ttft_n),
+                    (ErrorMetric::TpotShape, points_n - 1),
+                    (ErrorMetric::TpotMape, points_n),
+                    (ErrorMetric::TtftShape, ttft_n - 1),
+                    (ErrorMetric::TtftMape, ttft_n),
                 ]);
                 scored.prefix_caching_points += settings::prefix_caching_points(sweep, &points, record);
                 for ((field, provenance), n) in settings::provenance_counts(sweep, &points, record) {
@@ -382,7 +383,7 @@ type SweepScore = (Vec<Option<ArmErrors>>, Vec<Excursion>, bool);
 /// One sweep, whole or not at all: the reason it is dropped, or every run arm's errors.
 fn score_sweep(
     sweep: &Sweep,
-    points: &[&crate::corpus::e2e::Point],
+    points: &[&crate::corpus::e2e::SweepPoint],
     arms: &[Arm],
     absolutes: Option<&crate::corpus::inferencex::Anchor>,
 ) -> Result<SweepScore, String> {
@@ -500,12 +501,12 @@ pub fn headline_output(scored: &Scored) -> TaskOutput {
     for (tier, agg) in scored.tiers() {
         let t = tier.key();
         out.count(format!("{t}.sweeps"), agg.sweeps as u64);
-        out.count(format!("{t}.n_shape"), agg.n[&Metric::TpotShape] as u64);
-        out.count(format!("{t}.n_mape"), agg.n[&Metric::TpotMape] as u64);
-        out.count(format!("{t}.n_ttft_shape"), agg.n[&Metric::TtftShape] as u64);
-        out.count(format!("{t}.n_ttft_mape"), agg.n[&Metric::TtftMape] as u64);
+        out.count(format!("{t}.n_shape"), agg.n[&ErrorMetric::TpotShape] as u64);
+        out.count(format!("{t}.n_mape"), agg.n[&ErrorMetric::TpotMape] as u64);
+        out.count(format!("{t}.n_ttft_shape"), agg.n[&ErrorMetric::TtftShape] as u64);
+        out.count(format!("{t}.n_ttft_mape"), agg.n[&ErrorMetric::TtftMape] as u64);
         for (i, (_, key, _)) in scored.arms.iter().enumerate() {
-            for m in Metric::ALL {
+            for m in ErrorMetric::ALL {
                 if let Some(Some(v)) = agg.mean_abs.get(&(i, m)) {
                     out.number(format!("{t}.{key}.{}", m.key()), *v);
                 }

@@ -2,7 +2,7 @@
 //! passed (measured), vLLM's default for the device (resolved), or the scenario's value
 //! (non-vLLM sweeps). The BLIS runner writes these values into each point's scenario.
 
-use crate::corpus::e2e::{Point, Sweep};
+use crate::corpus::e2e::{SweepPoint, Sweep};
 use crate::corpus::inferencex::{SettingValue, SettingsRecord};
 use crate::corpus::scenario::Scenario;
 use oracles::tiers::{self, DeviceMemory, MemorySource, Provenance, SweepSettings, TRACKED_SETTINGS};
@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 /// What the tier rule needs of one sweep.
-pub fn sweep_evidence(sweep: &Sweep, points: &[&Point], record: Option<&SettingsRecord>) -> SweepSettings {
+pub fn sweep_evidence(sweep: &Sweep, points: &[&SweepPoint], record: Option<&SettingsRecord>) -> SweepSettings {
     SweepSettings {
         is_vllm: sweep.is_vllm(),
         passed_keys: points
@@ -25,7 +25,7 @@ pub fn sweep_evidence(sweep: &Sweep, points: &[&Point], record: Option<&Settings
 }
 
 /// Points that run with prefix caching on: passed true, or not passed on vLLM (on by default).
-pub fn prefix_caching_points(sweep: &Sweep, points: &[&Point], record: Option<&SettingsRecord>) -> usize {
+pub fn prefix_caching_points(sweep: &Sweep, points: &[&SweepPoint], record: Option<&SettingsRecord>) -> usize {
     if !sweep.is_vllm() {
         return 0;
     }
@@ -46,7 +46,7 @@ pub fn prefix_caching_points(sweep: &Sweep, points: &[&Point], record: Option<&S
 /// Points per (tracked setting, provenance) of one sweep.
 pub fn provenance_counts(
     sweep: &Sweep,
-    points: &[&Point],
+    points: &[&SweepPoint],
     record: Option<&SettingsRecord>,
 ) -> std::collections::BTreeMap<(&'static str, Provenance), usize> {
     let mut out = std::collections::BTreeMap::new();

@@ -2,11 +2,11 @@
 //! every refusal names the file, the point and the reason.
 
 use harness::fixtures::{self, check, file, points};
-use oracles::workload::{Params, Point};
+use oracles::workload::{Params, WorkloadPoint};
 use serde_json::{json, Value};
 
-const C1: Point = Point { isl: 1024, osl: 1024, concurrency: 1 };
-const C2_8K: Point = Point { isl: 8192, osl: 1024, concurrency: 2 };
+const C1: WorkloadPoint = WorkloadPoint { isl: 1024, osl: 1024, concurrency: 1 };
+const C2_8K: WorkloadPoint = WorkloadPoint { isl: 8192, osl: 1024, concurrency: 2 };
 
 fn small_fixture_json(seed: u32) -> Value {
     let fixture = check::generate(Params::inferencex(seed), &[C1, C2_8K]).unwrap();
