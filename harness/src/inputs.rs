@@ -127,6 +127,19 @@ pub struct Flags {
     pub blis: Option<PathBuf>,
 }
 
+impl Flags {
+    /// The flag given for `kind`, if any.
+    pub fn get(&self, kind: InputKind) -> Option<&PathBuf> {
+        match kind {
+            InputKind::Measurements => self.measurements.as_ref(),
+            InputKind::Catalog => self.catalog.as_ref(),
+            InputKind::Registry => self.registry.as_ref(),
+            InputKind::Scenarios => self.scenarios.as_ref(),
+            InputKind::Blis => self.blis.as_ref(),
+        }
+    }
+}
+
 /// Every input, resolved. `None` means nobody supplied it and there is no default.
 #[derive(Clone, Debug)]
 pub struct Inputs {

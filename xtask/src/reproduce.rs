@@ -123,16 +123,10 @@ impl Renderer for ChildProcess<'_> {
         if !self.rendered.borrow_mut().insert(task.to_string()) {
             cmd.arg("--render-uncached");
         }
-        let i = &self.args.inputs;
-        for (flag, value) in [
-            ("--measurements", &i.measurements),
-            ("--catalog", &i.catalog),
-            ("--registry", &i.registry),
-            ("--scenarios", &i.scenarios),
-            ("--blis", &i.blis),
-        ] {
-            if let Some(v) = value {
-                cmd.arg(flag).arg(v);
+        let flags = self.args.inputs.data.flags(self.args.inputs.blis.clone());
+        for kind in harness::inputs::InputKind::ALL {
+            if let Some(v) = flags.get(kind) {
+                cmd.arg(kind.flag()).arg(v);
             }
         }
         let out = cmd.output().with_context(|| format!("starting a process to render `{task}`"))?;

@@ -25,7 +25,10 @@ pub fn run(args: Args) -> Result<u8> {
     let (summary, e2e) = match &args.summary {
         Some(file) => (oracle_report::error_definition_of_file(file), None),
         None => {
-            let inputs = crate::inputs::InputArgs { measurements: args.measurements.clone(), ..Default::default() }.resolve();
+            let inputs = crate::inputs::InputArgs {
+                data: crate::inputs::DataArgs { measurements: args.measurements.clone(), ..Default::default() },
+                ..Default::default()
+            }.resolve();
             let summary = oracle_report::task_error_definition(&inputs);
             // Without the folder there is nothing more to say than the one refusal line.
             if let Err(TaskError::Refused(refusal)) = &summary {
