@@ -128,15 +128,11 @@ pub struct Flags {
 }
 
 impl Flags {
-    /// The flag given for `kind`, if any.
-    pub fn get(&self, kind: InputKind) -> Option<&PathBuf> {
-        match kind {
-            InputKind::Measurements => self.measurements.as_ref(),
-            InputKind::Catalog => self.catalog.as_ref(),
-            InputKind::Registry => self.registry.as_ref(),
-            InputKind::Scenarios => self.scenarios.as_ref(),
-            InputKind::Blis => self.blis.as_ref(),
-        }
+    /// Every flag given, with its input, in [`InputKind::ALL`] order.
+    pub fn given(&self) -> impl Iterator<Item = (InputKind, &PathBuf)> {
+        let Flags { measurements, catalog, registry, scenarios, blis } = self;
+        let in_order = [measurements, catalog, registry, scenarios, blis];
+        InputKind::ALL.into_iter().zip(in_order).filter_map(|(kind, flag)| flag.as_ref().map(|path| (kind, path)))
     }
 }
 

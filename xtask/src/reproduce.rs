@@ -124,10 +124,8 @@ impl Renderer for ChildProcess<'_> {
             cmd.arg("--render-uncached");
         }
         let flags = self.args.inputs.data.flags(self.args.inputs.blis.clone());
-        for kind in harness::inputs::InputKind::ALL {
-            if let Some(v) = flags.get(kind) {
-                cmd.arg(kind.flag()).arg(v);
-            }
+        for (kind, path) in flags.given() {
+            cmd.arg(kind.flag()).arg(path);
         }
         let out = cmd.output().with_context(|| format!("starting a process to render `{task}`"))?;
         if !out.status.success() {
