@@ -23,7 +23,8 @@ fn setup() -> Result<(score::Corpora, harness::corpus::scenario::ScenarioSet, st
 fn plan_covers_every_vllm_point() -> Result<(), Failed> {
     let (corpora, scenarios, dir) = setup()?;
     let fixtures = FixtureSet::committed().map_err(|e| e.to_string())?;
-    let plan = arm::plan(&corpora, &scenarios, &dir, None, &fixtures, 0, &Selection::vllm(None));
+    let resolved = score::resolve::resolve(&corpora, &scenarios, None, &Selection::vllm(None));
+    let plan = arm::plan(&resolved, &dir, &fixtures, 0);
     if !plan.unplannable.is_empty() {
         return Err(format!("{:?}", plan.unplannable).into());
     }
@@ -44,7 +45,8 @@ fn five_sweeps_scored_with_the_double() -> Result<(), Failed> {
     let (corpora, scenarios, dir) = setup()?;
     let fixtures = FixtureSet::committed().map_err(|e| e.to_string())?;
     let selection = Selection::vllm(None);
-    let mut plan = arm::plan(&corpora, &scenarios, &dir, None, &fixtures, 0, &selection);
+    let resolved = score::resolve::resolve(&corpora, &scenarios, None, &selection);
+    let mut plan = arm::plan(&resolved, &dir, &fixtures, 0);
     let chosen: BTreeSet<(String, String)> = plan
         .points
         .iter()
@@ -61,7 +63,8 @@ fn five_sweeps_scored_with_the_double() -> Result<(), Failed> {
     if report.summary.failed != 0 {
         return Err(arm::missing_points(&plan, &report).join("\n").into());
     }
-    let scored = score::score(&corpora, &scenarios, &score::headline_arms(&corpora.e2e, Some(blis_arm)), &selection);
+    let arms = score::headline_arms(&corpora.e2e, Some(blis_arm));
+    let scored = score::score_resolved(&corpora, &scenarios, &resolved, &arms, &selection);
     let with_blis: BTreeSet<(String, String)> = scored
         .sweeps
         .iter()

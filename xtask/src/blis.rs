@@ -188,14 +188,12 @@ fn run_file(path: &std::path::Path, args: &RunArgs, inputs: &Inputs) -> Result<u
 pub fn score_arm(
     args: &RunArgs,
     inputs: &Inputs,
-    corpora: &harness::score::Corpora,
-    scenarios: &harness::corpus::scenario::ScenarioSet,
-    selection: &harness::score::Selection,
+    resolved: &[harness::score::resolve::ResolvedSweep],
 ) -> Result<blis::arm::Column, TaskError> {
     let needed_for = "the BLIS column";
     let opts = args.options(inputs, needed_for)?;
     let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?;
-    let col = blis::arm::column(corpora, scenarios, scenarios_dir, selection, &opts)?;
+    let col = blis::arm::column(resolved, scenarios_dir, &opts)?;
     args.write_report(&opts, &col.outcomes)?;
     for note in col.notes.iter().filter(|n| !n.contains("not modelled by this release")) {
         eprintln!("blis: no value: {note}");

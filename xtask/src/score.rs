@@ -55,8 +55,11 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
     };
     let (corpora, scenarios) = score::load_inputs(inputs)?;
     let selection = score::Selection { framework: args.framework.clone(), config_tier: args.config_tier };
+    let catalog = inputs.get(InputKind::Catalog).map(|c| c.path.as_path());
+    // Resolved once: the BLIS arm runs these points and the scorer scores them.
+    let resolved = score::resolve::resolve(&corpora, &scenarios, catalog, &selection);
     let column = match inputs.get(InputKind::Blis) {
-        Some(_) => Some(crate::blis::score_arm(&args.blis, inputs, &corpora, &scenarios, &selection)?),
+        Some(_) => Some(crate::blis::score_arm(&args.blis, inputs, &resolved)?),
         None => None,
     };
     let mut code = exit::OK;
@@ -74,7 +77,7 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
         }
     }
     let arms = score::headline_arms(&corpora.e2e, column.map(|c| c.arm));
-    let scored = score::score(&corpora, &scenarios, &arms, &selection);
+    let scored = score::score_resolved(&corpora, &scenarios, &resolved, &arms, &selection);
     let catalog = inputs.get(InputKind::Catalog).map(|c| c.path.as_path()).filter(|p| p.is_dir());
     let text = format!(
         "{}\n{}",

@@ -628,10 +628,13 @@ pub fn for_gate(inputs: &crate::inputs::Inputs, manifest: &Manifest, results: &[
         }
     };
     let selection = crate::score::Selection::vllm(None);
+    let catalog = inputs.get(crate::inputs::InputKind::Catalog).map(|c| c.path.as_path());
+    // Resolved once: the BLIS column runs these points and the scorer scores them.
+    let resolved = crate::score::resolve::resolve(&corpora, &scenarios, catalog, &selection);
     let mut notes = Vec::new();
     let blis = match inputs.get(crate::inputs::InputKind::Blis) {
         None => None,
-        Some(_) => match blis_column(inputs, &corpora, &scenarios, &selection) {
+        Some(_) => match blis_column(inputs, &resolved) {
             Ok(column) => {
                 notes.extend(column.notes.into_iter().map(|m| format!("BLIS: no value: {m}")));
                 notes.extend(column.sweep_notes.into_iter().map(|m| format!("BLIS: {m}")));
@@ -641,15 +644,13 @@ pub fn for_gate(inputs: &crate::inputs::Inputs, manifest: &Manifest, results: &[
         },
     };
     let arms = crate::score::headline_arms(&corpora.e2e, blis);
-    let scored = crate::score::score(&corpora, &scenarios, &arms, &selection);
+    let scored = crate::score::score_resolved(&corpora, &scenarios, &resolved, &arms, &selection);
     render(&Page { heading, figures, scoring: Ok(Scoring { scored: &scored, corpora: &corpora, arms: &arms }), notes })
 }
 
 fn blis_column(
     inputs: &crate::inputs::Inputs,
-    corpora: &Corpora,
-    scenarios: &crate::corpus::scenario::ScenarioSet,
-    selection: &crate::score::Selection,
+    resolved: &[crate::score::resolve::ResolvedSweep],
 ) -> Result<crate::blis::arm::Column, crate::task::TaskError> {
     use crate::inputs::InputKind;
     let needed_for = "the BLIS charts";
@@ -659,7 +660,7 @@ fn blis_column(
     let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?.to_path_buf();
     let mut opts = crate::blis::RunOptions::new(binary, catalog, registry);
     opts.progress = crate::blis::ProgressMode::Quiet;
-    crate::blis::arm::column(corpora, scenarios, &scenarios_dir, selection, &opts)
+    crate::blis::arm::column(resolved, &scenarios_dir, &opts)
 }
 
 #[cfg(test)]

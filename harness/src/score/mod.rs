@@ -23,6 +23,7 @@
 
 pub mod gaps;
 pub mod render;
+pub mod resolve;
 pub mod settings;
 
 use crate::corpus::e2e::{E2eCorpus, Status, Sweep};
@@ -290,22 +291,21 @@ impl Scored {
     }
 }
 
-/// Scores `arms` on the sweeps `selection` picks.
+/// Scores `arms` on the sweeps `selection` picks (resolved here; see [`score_resolved`] to
+/// score sweeps already resolved for the BLIS arm).
 pub fn score(corpora: &Corpora, scenarios: &ScenarioSet, arms: &[Arm], selection: &Selection) -> Scored {
-    let expressible = crate::corpus::scenario::expressible_keys(scenarios);
-    let records: BTreeMap<(&str, &str), &crate::corpus::inferencex::SettingsRecord> = corpora
-        .settings
-        .settings
-        .iter()
-        .map(|r| ((r.scenario.as_str(), r.label.as_str()), r))
-        .collect();
-    let absolutes: BTreeMap<(&str, &str), &crate::corpus::inferencex::Anchor> = corpora
-        .absolutes
-        .anchors
-        .iter()
-        .map(|a| ((a.scenario.as_str(), a.label.as_str()), a))
-        .collect();
+    score_resolved(corpora, scenarios, &resolve::resolve(corpora, scenarios, None, selection), arms, selection)
+}
 
+/// Scores `arms` on `resolved`, the sweeps `selection` keeps (`resolve::resolve`).
+pub fn score_resolved(
+    corpora: &Corpora,
+    scenarios: &ScenarioSet,
+    resolved: &[resolve::ResolvedSweep],
+    arms: &[Arm],
+    selection: &Selection,
+) -> Scored {
+    let expressible = crate::corpus::scenario::expressible_keys(scenarios);
     let mut scored = Scored {
         corpus_source: corpora.e2e.source.clone(),
         release: corpora.release(),
@@ -325,23 +325,14 @@ pub fn score(corpora: &Corpora, scenarios: &ScenarioSet, arms: &[Arm], selection
         inexpressible_keys: BTreeSet::new(),
     };
 
-    for sweep in &corpora.e2e.sweeps {
-        if sweep.framework != selection.framework {
-            continue;
-        }
-        let record = records.get(&(sweep.scenario.as_str(), sweep.label.as_str())).copied();
-        let mut points: Vec<&crate::corpus::e2e::SweepPoint> = sweep.points.iter().collect();
-        points.sort_by_key(|p| p.concurrency);
-        let anchor_c = points.first().map(|p| p.concurrency);
-        let recorded_at_anchor = record.zip(anchor_c).is_some_and(|(r, c)| r.by_concurrency.get(c).is_some());
-        if !tiers::config_tier_keeps(selection.config_tier, recorded_at_anchor) {
-            continue;
-        }
+    for r in resolved {
+        let (sweep, record) = (r.sweep, r.record);
+        let points = r.sweep_points();
         let evidence = settings::sweep_evidence(sweep, &points, record);
         let tier = tiers::sweep_tier(&evidence, &expressible).unwrap_or(Tier::All);
         scored.inexpressible_keys.extend(evidence.inexpressible(&expressible));
 
-        match score_sweep(sweep, &points, arms, absolutes.get(&(sweep.scenario.as_str(), sweep.label.as_str())).copied()) {
+        match score_sweep(sweep, &points, arms, r.absolutes) {
             Err(reason) => scored.dropped.push(Dropped {
                 scenario: sweep.scenario.clone(),
                 label: sweep.label.clone(),
@@ -357,8 +348,8 @@ pub fn score(corpora: &Corpora, scenarios: &ScenarioSet, arms: &[Arm], selection
                     (ErrorMetric::TtftMape, ttft_n),
                 ]);
                 scored.prefix_caching_points += settings::prefix_caching_points(sweep, &points, record);
-                for ((field, provenance), n) in settings::provenance_counts(sweep, &points, record) {
-                    *scored.provenance_counts.entry((field, provenance)).or_default() += n;
+                for setting in r.points.iter().flat_map(|p| &p.settings) {
+                    *scored.provenance_counts.entry((setting.field, setting.provenance)).or_default() += 1;
                 }
                 scored.excursions.extend(excursions);
                 scored.sweeps.push(ScoredSweep {

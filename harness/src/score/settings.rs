@@ -43,23 +43,6 @@ pub fn prefix_caching_points(sweep: &Sweep, points: &[&SweepPoint], record: Opti
         .count()
 }
 
-/// Points per (tracked setting, provenance) of one sweep.
-pub fn provenance_counts(
-    sweep: &Sweep,
-    points: &[&SweepPoint],
-    record: Option<&SettingsRecord>,
-) -> std::collections::BTreeMap<(&'static str, Provenance), usize> {
-    let mut out = std::collections::BTreeMap::new();
-    for p in points {
-        let passed = record.and_then(|r| r.by_concurrency.get(p.concurrency));
-        for field in TRACKED_SETTINGS {
-            let prov = tiers::provenance(sweep.is_vllm(), passed.map(|s| s.passed.0.contains_key(field)));
-            *out.entry((field, prov)).or_default() += 1;
-        }
-    }
-    out
-}
-
 /// One tracked setting at one point.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Setting {
