@@ -359,7 +359,7 @@ impl Comparison {
         }
         let _ = writeln!(
             out,
-            "- rule (harness/figures.yaml `baseline_rule`): a held figure is worse when the candidate's mean |e| \
+            "- rule (`baseline_rule` of the manifest): a held figure is worse when the candidate's mean |e| \
              exceeds the baseline's by more than {} points; held: {}\n",
             self.rule.margin,
             self.rule.figures.join(", ")
