@@ -120,6 +120,9 @@ pub struct Column {
     pub modelled_sweeps: usize,
     /// Every planned point's outcome, in plan order (for `--report-json`).
     pub outcomes: Vec<super::PointOutcome>,
+    /// Points this call ran through the binary, and points served from the cache.
+    pub ran: usize,
+    pub cached: usize,
 }
 
 /// The BLIS column over a selection: every point planned, run or served from the cache with
@@ -133,8 +136,13 @@ pub fn column(
 ) -> Result<Column, TaskError> {
     let fixtures = FixtureSet::committed()?;
     let plan = plan(corpora, scenarios, scenarios_dir, Some(&opts.catalog), &fixtures, 0, selection);
-    let (arm, report) = run_arm(&plan, opts)?;
-    let mut notes = missing_points(&plan, &report);
+    column_of_plan(&plan, opts)
+}
+
+/// The BLIS column over the points of `plan` (a subset of a selection's, for tests).
+pub fn column_of_plan(plan: &Plan, opts: &RunOptions) -> Result<Column, TaskError> {
+    let (arm, report) = run_arm(plan, opts)?;
+    let mut notes = missing_points(plan, &report);
     if report.summary.other_shard > 0 {
         notes.push(format!(
             "{} points belong to other shards: this table is partial; merge the shard caches and score with --cache-only",
@@ -182,8 +190,9 @@ pub fn column(
     let modelled_sweeps = sweeps.len() - not_modelled_sweeps;
     let succeeded = report.outcomes.iter().filter(|o| o.result.is_ok()).count();
     let failed = report.summary.failed;
+    let (ran, cached) = (report.summary.ran, report.summary.cached);
     let outcomes = report.outcomes;
-    Ok(Column { arm, notes, sweep_notes, succeeded, failed, not_modelled_sweeps, modelled_sweeps, outcomes })
+    Ok(Column { arm, notes, sweep_notes, succeeded, failed, not_modelled_sweeps, modelled_sweeps, outcomes, ran, cached })
 }
 
 /// The headline table for the release gate, with the BLIS column when a binary is supplied

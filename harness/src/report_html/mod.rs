@@ -618,6 +618,17 @@ pub fn for_score(scored: &Scored, corpora: &Corpora, arms: &[Arm], notes: Vec<St
 /// BLIS arm when a binary is given (run as the gate's headline task runs it, so its points come
 /// from the same cache). Without the corpora the page says which input the charts need.
 pub fn for_gate(inputs: &crate::inputs::Inputs, manifest: &Manifest, results: &[FigureResult]) -> String {
+    for_gate_with_baseline(inputs, manifest, results, None)
+}
+
+/// `for_gate`, and with `--baseline-blis` the comparison's table instead of a fresh BLIS
+/// column: both the candidate's and the baseline's curves on every chart.
+pub fn for_gate_with_baseline(
+    inputs: &crate::inputs::Inputs,
+    manifest: &Manifest,
+    results: &[FigureResult],
+    baseline: Option<&crate::blis::baseline::Comparison>,
+) -> String {
     let figures = Some(Figures { results, manifest });
     let heading = "blis-repro: published figures";
     let (corpora, scenarios) = match crate::score::load_inputs(inputs) {
@@ -627,6 +638,14 @@ pub fn for_gate(inputs: &crate::inputs::Inputs, manifest: &Manifest, results: &[
             return render(&Page { heading, figures, scoring: Err(why), notes: Vec::new() });
         }
     };
+    if let Some(cmp) = baseline {
+        let notes = vec![format!(
+            "BLIS: the candidate ({}) and the baseline ({}) are drawn on every chart, over the sweeps both can model",
+            cmp.candidate.name, cmp.baseline.name
+        )];
+        let scoring = Ok(Scoring { scored: &cmp.scored, corpora: &corpora, arms: &cmp.arms });
+        return render(&Page { heading, figures, scoring, notes });
+    }
     let selection = crate::score::Selection::vllm(None);
     let mut notes = Vec::new();
     let blis = match inputs.get(crate::inputs::InputKind::Blis) {
