@@ -6,7 +6,7 @@
 mod support;
 use support::blis as blis_support;
 
-use harness::blis::{arm, CacheMode, FixtureSet, ProgressMode, RunOptions};
+use harness::blis::{arm, baseline, CacheMode, FixtureSet, ProgressMode, RunOptions};
 use harness::inputs::{Flags, InputKind, Inputs};
 use harness::score::{self, Selection};
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -24,7 +24,7 @@ fn plan_covers_every_vllm_point() -> Result<(), Failed> {
     let (corpora, scenarios, dir) = setup()?;
     let fixtures = FixtureSet::committed().map_err(|e| e.to_string())?;
     let resolved = score::resolve::resolve(&corpora, &scenarios, None, &Selection::vllm(None));
-    let plan = arm::plan(&resolved, &dir, &fixtures, 0);
+    let plan = arm::plan(&resolved.sweeps, &dir, &fixtures, 0);
     if !plan.unplannable.is_empty() {
         return Err(format!("{:?}", plan.unplannable).into());
     }
@@ -39,22 +39,32 @@ fn plan_covers_every_vllm_point() -> Result<(), Failed> {
     Ok(())
 }
 
-/// Five sweeps run through the double fill their BLIS cells; every other sweep lacks BLIS
-/// values and is dropped for every arm, with a reason naming BLIS.
-fn five_sweeps_scored_with_the_double() -> Result<(), Failed> {
-    let (corpora, scenarios, dir) = setup()?;
+/// The plan of `resolved` cut to its first five sweeps (gpt-oss aside), and those sweeps.
+fn five_sweep_plan(
+    resolved: &score::resolve::Resolved,
+    dir: &std::path::Path,
+) -> Result<(arm::Plan, BTreeSet<(String, String)>), Failed> {
     let fixtures = FixtureSet::committed().map_err(|e| e.to_string())?;
-    let selection = Selection::vllm(None);
-    let resolved = score::resolve::resolve(&corpora, &scenarios, None, &selection);
-    let mut plan = arm::plan(&resolved, &dir, &fixtures, 0);
+    let mut plan = arm::plan(&resolved.sweeps, dir, &fixtures, 0);
     let chosen: BTreeSet<(String, String)> = plan
         .points
         .iter()
         .map(|(k, _)| (k.scenario.clone(), k.label.clone()))
         .filter(|(s, _)| !s.contains("gpt-oss"))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
         .take(5)
         .collect();
     plan.points.retain(|(k, _)| chosen.contains(&(k.scenario.clone(), k.label.clone())));
+    Ok((plan, chosen))
+}
+
+/// Five sweeps run through the double fill their BLIS cells; every other sweep lacks BLIS
+/// values and is dropped for every arm, with a reason naming BLIS.
+fn five_sweeps_scored_with_the_double() -> Result<(), Failed> {
+    let (corpora, scenarios, dir) = setup()?;
+    let resolved = score::resolve::resolve(&corpora, &scenarios, None, &Selection::vllm(None));
+    let (plan, chosen) = five_sweep_plan(&resolved, &dir)?;
     let empty = tempfile::tempdir().map_err(|e| e.to_string())?;
     let mut opts = RunOptions::new(blis_support::double(), empty.path().into(), empty.path().into());
     opts.cache = CacheMode::Off;
@@ -64,7 +74,7 @@ fn five_sweeps_scored_with_the_double() -> Result<(), Failed> {
         return Err(arm::missing_points(&plan, &report).join("\n").into());
     }
     let arms = score::headline_arms(&corpora.e2e, Some(blis_arm));
-    let scored = score::score_resolved(&corpora, &scenarios, &resolved, &arms, &selection);
+    let scored = score::score_resolved(&resolved, &arms);
     let with_blis: BTreeSet<(String, String)> = scored
         .sweeps
         .iter()
@@ -83,12 +93,74 @@ fn five_sweeps_scored_with_the_double() -> Result<(), Failed> {
     Ok(())
 }
 
+/// A comparison, the sweeps it ran over and its number of points.
+type Compared = (baseline::Comparison, BTreeSet<(String, String)>, usize);
+
+/// The double over five sweeps, through one fresh cache, as both candidate and baseline
+/// (the candidate with `candidate_env`), judged by the committed `baseline_rule`.
+fn compare_doubles(
+    candidate_env: &[(&str, &str)],
+) -> Result<Compared, Failed> {
+    let (corpora, scenarios, dir) = setup()?;
+    let resolved = score::resolve::resolve(&corpora, &scenarios, None, &Selection::vllm(None));
+    let (plan, chosen) = five_sweep_plan(&resolved, &dir)?;
+    let manifest_path = harness::gate::manifest_path();
+    let manifest = harness::gate::load_manifest(&manifest_path).map_err(|e| format!("{e:#}"))?;
+    let rule = baseline::rule_of(&manifest, &manifest_path).map_err(|e| e.to_string())?;
+    let cache = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let empty = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let mut base = RunOptions::new(blis_support::double(), empty.path().into(), empty.path().into());
+    base.cache = CacheMode::ReadWrite(cache.path().into());
+    base.progress = ProgressMode::Silent;
+    let mut candidate = base.clone();
+    candidate.child_env = candidate_env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let cmp = baseline::compare_plan(&resolved, &plan, &candidate, &base, &rule)
+        .map_err(|e| e.to_string())?;
+    Ok((cmp, chosen, plan.points.len()))
+}
+
+/// The double against itself: no difference on any figure, and the baseline (same binary,
+/// same environment) served entirely from the cache the candidate filled.
+fn double_against_itself() -> Result<(), Failed> {
+    let (cmp, _, points) = compare_doubles(&[])?;
+    if !cmp.no_difference() || !cmp.verdict_text().starts_with("no difference") {
+        return Err(cmp.render().into());
+    }
+    if (cmp.candidate.ran, cmp.baseline.ran, cmp.baseline.cached) != (points, 0, points) {
+        return Err(format!("{points} points; {}", cmp.cache_lines()).into());
+    }
+    Ok(())
+}
+
+/// `BLIS_DOUBLE_SLOWDOWN` makes the candidate slower at high concurrency: its TPOT shape error
+/// grows past the margin, the figure is flagged WORSE with the sweeps that moved most, and
+/// the candidate's points are its own (the knob is part of the cache key), not the baseline's.
+fn slower_double_flagged_worse() -> Result<(), Failed> {
+    let (cmp, chosen, points) = compare_doubles(&[("BLIS_DOUBLE_SLOWDOWN", "0.05")])?;
+    let worse: Vec<&str> = cmp.worse().iter().map(|f| f.key.as_str()).collect();
+    if !worse.contains(&"all.tpot_shape") {
+        return Err(format!("expected all.tpot_shape worse, got {worse:?}\n{}", cmp.render()).into());
+    }
+    let text = cmp.verdict_text();
+    let named = chosen.iter().filter(|(s, l)| text.contains(&format!("moved most: {s} {l} "))).count();
+    if named == 0 {
+        return Err(format!("no sweep named:\n{text}").into());
+    }
+    if (cmp.candidate.ran, cmp.baseline.ran) != (points, points) {
+        return Err(format!("{points} points; {}", cmp.cache_lines()).into());
+    }
+    harness::assert_figure_snapshot!("baseline__double_with_slowdown_against_plain_double_verdict", text);
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     let missing = support::missing_corpora();
     let trials = vec![
         Trial::test("blis_arm/vllm/plan_covers_all_573_points", plan_covers_every_vllm_point),
         Trial::test("blis_arm/vllm/five_sweeps_scored_with_the_double", five_sweeps_scored_with_the_double),
+        Trial::test("blis_arm/baseline/double_against_itself_no_difference_from_cache", double_against_itself),
+        Trial::test("blis_arm/baseline/double_slowdown_flagged_worse_naming_sweeps", slower_double_flagged_worse),
     ];
     let trials = trials.into_iter().map(|t| support::unless_missing(t, missing.as_deref())).collect();
     libtest_mimic::run(&args, trials).exit();

@@ -319,5 +319,31 @@ fn release_figures(bin: &Path) -> Result<(), Failed> {
         text.push_str(&format!("{key} = {shown}\n"));
     }
     harness::assert_figure_snapshot!("blis_release__f90a1e3a_vllm_headline_with_its_blis_column", text);
+    against_itself(bin, &inputs)
+}
+
+/// `--baseline-blis` with the release as both candidate and baseline, over the points the
+/// release figure above just ran (so it reuses that cache): every figure it computes is the
+/// same, it says so, and the baseline (same hash) is served entirely from the cache.
+fn against_itself(bin: &Path, inputs: &Inputs) -> Result<(), Failed> {
+    let manifest_path = harness::gate::manifest_path();
+    let manifest = harness::gate::load_manifest(&manifest_path).map_err(|e| fail(format!("{e:#}")))?;
+    let rule = blis::baseline::rule_of(&manifest, &manifest_path).map_err(|e| fail(format!("{e:?}")))?;
+    let (corpora, scenarios) = harness::score::load_inputs(inputs).map_err(|e| fail(format!("{e:?}")))?;
+    let dir = |k: InputKind| inputs.require_dir(k, "the test").map(Path::to_path_buf).map_err(|e| fail(e.to_string()));
+    let mut opts = RunOptions::new(bin.to_path_buf(), dir(InputKind::Catalog)?, dir(InputKind::Registry)?);
+    opts.progress = ProgressMode::Silent;
+    let selection = harness::score::Selection::vllm(None);
+    let resolved = harness::score::resolve::resolve(&corpora, &scenarios, Some(&opts.catalog), &selection);
+    let cmp = blis::baseline::compare(&resolved, &dir(InputKind::Scenarios)?, &opts, &opts, &rule)
+        .map_err(|e| fail(format!("{e:?}")))?;
+    let text = cmp.render();
+    if !cmp.no_difference() || !cmp.verdict_text().starts_with("no difference") {
+        return Err(fail(text));
+    }
+    if cmp.baseline.ran != 0 || cmp.baseline.cached != cmp.candidate.cached + cmp.candidate.ran {
+        return Err(fail(format!("the baseline was not served from the cache:\n{}", cmp.cache_lines())));
+    }
+    harness::assert_figure_snapshot!("baseline__f90a1e3a_against_itself_no_difference", text);
     Ok(())
 }

@@ -5,7 +5,7 @@
 use crate::inputs::InputArgs;
 use anyhow::{Context as _, Result};
 use harness::gate::{self, evaluate::InProcess, report, tasks::Context, Renderer};
-use harness::task::exit;
+use harness::task::{exit, TaskError};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -13,6 +13,11 @@ use std::process::Command;
 pub struct Args {
     #[command(flatten)]
     inputs: InputArgs,
+    /// Compare the --blis candidate with this baseline `blis` (the release it replaces) on the
+    /// same points; exit 1 when a figure the manifest's `baseline_rule` holds is worse
+    /// (docs/baseline.md).
+    #[arg(long, value_name = "PATH", value_parser = crate::score::parse_path)]
+    baseline_blis: Option<PathBuf>,
     /// Evaluate only these figure ids (an id ending in `/` selects a group).
     #[arg(long, num_args = 1.., value_name = "ID")]
     only: Vec<String>,
@@ -60,6 +65,12 @@ pub fn run(args: Args) -> Result<u8> {
         return Ok(exit::OK);
     }
     let manifest = harness::gate::load_manifest(&manifest_path)?;
+    // A baseline that cannot run is bad input, said before the gate's work, not after.
+    if let Some(path) = &args.baseline_blis {
+        if let Err(TaskError::Failed(e)) = harness::blis::baseline::validate_baseline(path) {
+            return Err(e);
+        }
+    }
     let renderer = ChildProcess { args: &args, manifest: &manifest_path, rendered: Default::default() };
     // A bar on a terminal only (never under CI=true), so logs and snapshots do not change.
     let mut bar: Option<indicatif::ProgressBar> = None;
@@ -83,24 +94,92 @@ pub fn run(args: Args) -> Result<u8> {
     } else {
         print!("{}", report::brief(&results, paint));
     }
+    // The baseline comparison: a refusal (no candidate, no corpora) exits 2, a worse figure 1.
+    let mut baseline_code = exit::OK;
+    let comparison = match &args.baseline_blis {
+        None => None,
+        Some(path) => match baseline_comparison(&cx, &manifest, &manifest_path, path) {
+            Ok(cmp) => {
+                print!("\n{}\n{}", cmp.render(), cmp.cache_lines());
+                let worse = cmp.worse();
+                if !worse.is_empty() {
+                    let names: Vec<&str> = worse.iter().map(|f| f.key.as_str()).collect();
+                    eprintln!("baseline: the candidate is worse than the baseline on {} (exit 1)", names.join(", "));
+                    baseline_code = exit::FAILED;
+                }
+                Some(cmp)
+            }
+            Err(TaskError::Refused(r)) => {
+                println!("\nbaseline comparison refused: {r}");
+                baseline_code = exit::REFUSED;
+                None
+            }
+            Err(TaskError::Failed(e)) => return Err(e),
+        },
+    };
     if let Some(path) = &args.report_json {
-        harness::atomic::write_report(path, report::json_with_blis_points(&results, &blis_points).as_bytes())?;
+        let mut text = report::json_with_blis_points(&results, &blis_points);
+        if let Some(cmp) = &comparison {
+            let mut value: serde_json::Value = serde_json::from_str(&text)?;
+            value["baseline_comparison"] = cmp.json();
+            text = serde_json::to_string_pretty(&value)? + "\n";
+        }
+        harness::atomic::write_report(path, text.as_bytes())?;
     }
     if let Some(path) = &args.report_md {
-        harness::atomic::write_report(path, report::markdown(&results).as_bytes())?;
+        let mut text = report::markdown(&results);
+        if let Some(cmp) = &comparison {
+            text = format!("{text}{}", cmp.render());
+        }
+        harness::atomic::write_report(path, text.as_bytes())?;
     }
     if let Some(path) = &args.report_html {
-        let html = harness::report_html::for_gate(&cx.inputs, &manifest, &results);
+        let html = harness::report_html::for_gate_with_baseline(&cx.inputs, &manifest, &results, comparison.as_ref());
         harness::atomic::write_report(path, html.as_bytes())?;
     }
     let summary = report::Summary::of(&results);
-    Ok(if summary.mismatched > 0 {
+    Ok(if summary.mismatched > 0 || baseline_code == exit::FAILED {
         exit::FAILED
-    } else if args.require_all && summary.refused > 0 {
+    } else if baseline_code == exit::REFUSED || (args.require_all && summary.refused > 0) {
         exit::REFUSED
     } else {
         exit::OK
     })
+}
+
+/// The candidate (`--blis`/`BLIS_BIN`) against `baseline` over the headline's points (vLLM,
+/// both config tiers), run quietly through the shared cache as the headline task runs BLIS.
+fn baseline_comparison(
+    cx: &Context,
+    manifest: &gate::Manifest,
+    manifest_path: &std::path::Path,
+    baseline: &std::path::Path,
+) -> Result<harness::blis::baseline::Comparison, TaskError> {
+    use harness::blis::{self, baseline as cmp};
+    use harness::inputs::{InputKind, Refusal};
+    let needed_for = "the baseline comparison (--baseline-blis)";
+    let inputs = &cx.inputs;
+    if inputs.get(InputKind::Blis).is_none() {
+        return Err(Refusal::new(
+            InputKind::Blis,
+            needed_for,
+            "no candidate: --baseline-blis compares the --blis (or BLIS_BIN) binary with the baseline".into(),
+        )
+        .into());
+    }
+    let rule = cmp::rule_of(manifest, manifest_path)?;
+    let binary = blis::binary::require(inputs, needed_for)?;
+    let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
+    let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
+    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?.to_path_buf();
+    let (corpora, scenarios) = harness::score::load_inputs(inputs)?;
+    let mut candidate = blis::RunOptions::new(binary, catalog, registry);
+    candidate.progress = blis::ProgressMode::Quiet;
+    let mut base = candidate.clone();
+    base.binary = cmp::validate_baseline(baseline)?;
+    let selection = harness::score::Selection::vllm(None);
+    let resolved = harness::score::resolve::resolve(&corpora, &scenarios, Some(&candidate.catalog), &selection);
+    cmp::compare(&resolved, &scenarios_dir, &candidate, &base, &rule)
 }
 
 /// Renders a task in a fresh process of this same binary, so two renderings share no state.

@@ -28,9 +28,21 @@ pub struct Args {
     pub report_html: Option<PathBuf>,
     #[command(flatten)]
     pub inputs: InputArgs,
+    /// Compare the --blis candidate with this baseline `blis` (the release it replaces) on the
+    /// same points; exit 1 when a figure `baseline_rule` holds is worse (docs/baseline.md).
+    #[arg(long, value_name = "PATH", value_parser = parse_path)]
+    pub baseline_blis: Option<PathBuf>,
     /// How the BLIS arm runs when --blis is given (docs/blis-arm.md).
     #[command(flatten)]
     pub blis: crate::blis::RunArgs,
+}
+
+/// A path flag given empty is a usage error (exit 64), not a path.
+pub fn parse_path(text: &str) -> Result<PathBuf, String> {
+    if text.is_empty() {
+        return Err("the path is empty".into());
+    }
+    Ok(PathBuf::from(text))
 }
 
 fn parse_config_tier(text: &str) -> Result<ConfigTier, String> {
@@ -58,8 +70,11 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
     let catalog = inputs.get(InputKind::Catalog).map(|c| c.path.as_path());
     // Resolved once: the BLIS arm runs these points and the scorer scores them.
     let resolved = score::resolve::resolve(&corpora, &scenarios, catalog, &selection);
+    if let Some(baseline) = &args.baseline_blis {
+        return against_baseline(args, inputs, baseline, &resolved);
+    }
     let column = match inputs.get(InputKind::Blis) {
-        Some(_) => Some(crate::blis::score_arm(&args.blis, inputs, &resolved)?),
+        Some(_) => Some(crate::blis::score_arm(&args.blis, inputs, &resolved.sweeps)?),
         None => None,
     };
     let mut code = exit::OK;
@@ -77,7 +92,7 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
         }
     }
     let arms = score::headline_arms(&corpora.e2e, column.map(|c| c.arm));
-    let scored = score::score_resolved(&corpora, &scenarios, &resolved, &arms, &selection);
+    let scored = score::score_resolved(&resolved, &arms);
     let catalog = inputs.get(InputKind::Catalog).map(|c| c.path.as_path()).filter(|p| p.is_dir());
     let text = format!(
         "{}\n{}",
@@ -102,6 +117,65 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
         if file.as_os_str() != "-" {
             eprintln!("{} gaps written to {}", gaps.len(), file.display());
         }
+    }
+    Ok(code)
+}
+
+/// `--baseline-blis`: both binaries over the same points; the table with both BLIS arms, the
+/// comparison, and exit 1 on a worse figure (or a failed point of either binary).
+fn against_baseline(
+    args: &Args,
+    inputs: &harness::inputs::Inputs,
+    baseline: &std::path::Path,
+    resolved: &score::resolve::Resolved,
+) -> Result<u8, TaskError> {
+    let needed_for = "the baseline comparison (--baseline-blis)";
+    if inputs.get(InputKind::Blis).is_none() {
+        return Err(harness::inputs::Refusal::new(
+            InputKind::Blis,
+            needed_for,
+            "no candidate: --baseline-blis compares the --blis (or BLIS_BIN) binary with the baseline".into(),
+        )
+        .into());
+    }
+    let candidate = args.blis.options(inputs, needed_for)?;
+    let mut base = candidate.clone();
+    base.binary = harness::blis::baseline::validate_baseline(baseline)?;
+    let manifest_path = harness::gate::manifest_path();
+    let manifest = harness::gate::load_manifest(&manifest_path)?;
+    let rule = harness::blis::baseline::rule_of(&manifest, &manifest_path)?;
+    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?;
+    let cmp =
+        harness::blis::baseline::compare(resolved, scenarios_dir, &candidate, &base, &rule)?;
+    let text = format!("{}\n{}\n{}", score::render::report(&cmp.scored), cmp.render(), cmp.cache_lines());
+    if let Err(e) = std::io::stdout().lock().write_all(text.as_bytes()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(TaskError::Failed(e.into()));
+        }
+    }
+    if let Some(file) = &args.report_html {
+        let html = harness::report_html::for_score(&cmp.scored, resolved.corpora, &cmp.arms, Vec::new());
+        harness::atomic::write(file, html.as_bytes())?;
+        eprintln!("HTML report written to {}", file.display());
+    }
+    if let Some(file) = &args.blis.report_json {
+        let mut text = serde_json::to_string_pretty(&serde_json::json!({ "baseline_comparison": cmp.json() }))
+            .map_err(|e| TaskError::Failed(e.into()))?;
+        text.push('\n');
+        harness::atomic::write_report(file, text.as_bytes())?;
+    }
+    let mut code = exit::OK;
+    for (role, side) in [("candidate", &cmp.candidate), ("baseline", &cmp.baseline)] {
+        if side.with_value == 0 || side.failed > 0 {
+            eprintln!("blis: {role}: {} points failed, {} with a value (exit 1)", side.failed, side.with_value);
+            code = exit::FAILED;
+        }
+    }
+    let worse = cmp.worse();
+    if !worse.is_empty() {
+        let names: Vec<&str> = worse.iter().map(|f| f.key.as_str()).collect();
+        eprintln!("blis: the candidate is worse than the baseline on {} (exit 1)", names.join(", "));
+        code = exit::FAILED;
     }
     Ok(code)
 }

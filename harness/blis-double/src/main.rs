@@ -37,6 +37,11 @@
 //!   hangs (the timeout must kill both).
 //! - `BLIS_DOUBLE_MODE=huge_stderr`: writes one 50 MB stderr line, exits 1.
 //! - `BLIS_DOUBLE_ONLY=TEXT`: apply the mode only when the scenario (or model) contains TEXT.
+//!
+//! A knob for the baseline comparison (`--baseline-blis`, docs/baseline.md):
+//! - `BLIS_DOUBLE_SLOWDOWN=F` (a finite number of at least 0, default 0): every step takes
+//!   `1 + F x ln(concurrency)` times as long, so concurrency 1 is unchanged and the higher
+//!   points of a sweep slow down: a candidate whose TPOT shape error grows at high concurrency.
 
 use serde_json::json;
 use std::collections::VecDeque;
@@ -489,6 +494,7 @@ struct Finished {
 /// budget, then prefills take chunks of what is left; admission is capped by max_num_seqs. The
 /// step time grows with prefill tokens, decodes and the KV read rounded up to whole blocks.
 fn simulate(engine: &Engine, workload: &Workload, seed: u64) -> Result<Vec<Finished>, String> {
+    let slowdown = 1.0 + slowdown()? * (workload.concurrency.max(1) as f64).ln();
     let total = workload.inputs.len();
     let mut jitter = xorshift(seed);
     let mut now = 0.0f64;
@@ -557,7 +563,7 @@ fn simulate(engine: &Engine, workload: &Workload, seed: u64) -> Result<Vec<Finis
             return Err("the engine cannot make progress".into());
         }
         let work = 4.0 + 0.035 * decodes as f64 + 0.0021 * prefill_tokens as f64 + 0.000_04 * kv_read as f64;
-        now += work / (engine.tp as f64).sqrt() * (1.0 + 0.01 * jitter());
+        now += work / (engine.tp as f64).sqrt() * (1.0 + 0.01 * jitter()) * slowdown;
         let mut still = Vec::with_capacity(running.len());
         for (request, emitted) in running.drain(..).zip(emitted) {
             let mut request = request;
@@ -588,6 +594,17 @@ fn simulate(engine: &Engine, workload: &Workload, seed: u64) -> Result<Vec<Finis
         running = still;
     }
     Ok(finished)
+}
+
+/// `BLIS_DOUBLE_SLOWDOWN`: absent or empty is 0.
+fn slowdown() -> Result<f64, String> {
+    match std::env::var("BLIS_DOUBLE_SLOWDOWN") {
+        Ok(text) if !text.is_empty() => match text.parse::<f64>() {
+            Ok(f) if f.is_finite() && f >= 0.0 => Ok(f),
+            _ => Err(format!("BLIS_DOUBLE_SLOWDOWN={text:?}: expected a finite number of at least 0")),
+        },
+        _ => Ok(0.0),
+    }
 }
 
 fn run(args: &Args, mode: &str) -> Result<(), String> {

@@ -99,6 +99,9 @@ pub struct Column {
     pub modelled_sweeps: usize,
     /// Every planned point's outcome, in plan order (for `--report-json`).
     pub outcomes: Vec<super::PointOutcome>,
+    /// Points this call ran through the binary, and points served from the cache.
+    pub ran: usize,
+    pub cached: usize,
 }
 
 /// The BLIS column over resolved sweeps (`score::resolve`, the same values the scorer then
@@ -107,8 +110,13 @@ pub struct Column {
 pub fn column(resolved: &[ResolvedSweep], scenarios_dir: &Path, opts: &RunOptions) -> Result<Column, TaskError> {
     let fixtures = FixtureSet::committed()?;
     let plan = plan(resolved, scenarios_dir, &fixtures, 0);
-    let (arm, report) = run_arm(&plan, opts)?;
-    let mut notes = missing_points(&plan, &report);
+    column_of_plan(&plan, opts)
+}
+
+/// The BLIS column over the points of `plan` (a subset of a selection's, for tests).
+pub fn column_of_plan(plan: &Plan, opts: &RunOptions) -> Result<Column, TaskError> {
+    let (arm, report) = run_arm(plan, opts)?;
+    let mut notes = missing_points(plan, &report);
     if report.summary.other_shard > 0 {
         notes.push(format!(
             "{} points belong to other shards: this table is partial; merge the shard caches and score with --cache-only",
@@ -156,8 +164,9 @@ pub fn column(resolved: &[ResolvedSweep], scenarios_dir: &Path, opts: &RunOption
     let modelled_sweeps = sweeps.len() - not_modelled_sweeps;
     let succeeded = report.outcomes.iter().filter(|o| o.result.is_ok()).count();
     let failed = report.summary.failed;
+    let (ran, cached) = (report.summary.ran, report.summary.cached);
     let outcomes = report.outcomes;
-    Ok(Column { arm, notes, sweep_notes, succeeded, failed, not_modelled_sweeps, modelled_sweeps, outcomes })
+    Ok(Column { arm, notes, sweep_notes, succeeded, failed, not_modelled_sweeps, modelled_sweeps, outcomes, ran, cached })
 }
 
 /// The headline table for the release gate, with the BLIS column when a binary is supplied
@@ -180,9 +189,9 @@ pub fn task_headline(
     let mut opts = RunOptions::new(binary, catalog, registry);
     opts.progress = super::ProgressMode::Quiet;
     let resolved = resolve::resolve(&corpora, &scenarios, Some(&opts.catalog), &selection);
-    let col = column(&resolved, &scenarios_dir, &opts)?;
+    let col = column(&resolved.sweeps, &scenarios_dir, &opts)?;
     let arms = crate::score::headline_arms(&corpora.e2e, Some(col.arm));
-    let scored = crate::score::score_resolved(&corpora, &scenarios, &resolved, &arms, &selection);
+    let scored = crate::score::score_resolved(&resolved, &arms);
     let mut out = crate::score::headline_output(&scored);
     out.blis_points = super::point_records(&col.outcomes);
     for note in col.notes.iter().filter(|n| !n.contains("not modelled by this release")) {
@@ -251,7 +260,7 @@ pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOpti
     let fixtures = FixtureSet::committed()?;
     let selection = Selection::vllm(None);
     let resolved = resolve::resolve(&corpora, &scenarios, Some(&catalog), &selection);
-    let mut plan = plan(&resolved, &scenarios_dir, &fixtures, 0);
+    let mut plan = plan(&resolved.sweeps, &scenarios_dir, &fixtures, 0);
     let catalog = run.as_ref().map_or(catalog, |o| o.catalog.clone());
     let monotone: std::collections::BTreeSet<(String, String)> = corpora
         .e2e
@@ -339,9 +348,9 @@ pub fn task_release_f90a1e3a(inputs: &crate::inputs::Inputs) -> crate::task::Tas
     let mut opts = RunOptions::new(binary, catalog, registry);
     opts.progress = super::ProgressMode::Silent;
     let resolved = resolve::resolve(&corpora, &scenarios, Some(&opts.catalog), &selection);
-    let col = column(&resolved, &scenarios_dir, &opts)?;
+    let col = column(&resolved.sweeps, &scenarios_dir, &opts)?;
     let arms = crate::score::headline_arms(&corpora.e2e, Some(col.arm));
-    let scored = crate::score::score_resolved(&corpora, &scenarios, &resolved, &arms, &selection);
+    let scored = crate::score::score_resolved(&resolved, &arms);
     let mut out = crate::score::headline_output(&scored);
     let mut head = format!(
         "BLIS release: inference-sim f90a1e3a (flag dialect), the vLLM sweeps it can model\n\

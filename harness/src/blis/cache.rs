@@ -33,6 +33,19 @@ pub fn key(binary_digest: &str, scenario_name: &str, variant: &str, workload: &s
     hex(&h.finalize())
 }
 
+/// What the key knows the binary by: its digest, and the extra environment it runs with (a
+/// test steering the double's knobs is another binary as far as its answers go). With no
+/// extra environment, the digest alone, so existing entries stay valid.
+pub fn binary_identity(digest: &str, env: &[(String, String)]) -> String {
+    let mut env = env.to_vec();
+    env.sort();
+    let mut out = digest.to_string();
+    for (k, v) in env {
+        out += &format!("\n{k}={v}");
+    }
+    out
+}
+
 #[derive(Serialize, Deserialize)]
 struct Entry {
     format: String,
@@ -246,6 +259,11 @@ mod tests {
     }
 
     #[test]
+    fn no_extra_environment_keeps_the_bare_digest() {
+        assert_eq!(binary_identity("d", &[]), "d");
+    }
+
+    #[test]
     fn every_input_moves_the_key() {
         let base = key("d", "s", "v", "w", 0);
         for other in [
@@ -255,6 +273,7 @@ mod tests {
             key("d", "s", "v", "x", 0),
             key("d", "s", "v", "w", 1),
             key("ds", "", "v", "w", 0),
+            key(&binary_identity("d", &[("BLIS_DOUBLE_SLOWDOWN".into(), "1".into())]), "s", "v", "w", 0),
         ] {
             assert_ne!(base, other);
         }

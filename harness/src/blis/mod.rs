@@ -8,6 +8,7 @@
 //! See docs/blis-arm.md.
 
 pub mod arm;
+pub mod baseline;
 pub mod binary;
 pub mod cache;
 pub mod determinism;
@@ -582,6 +583,7 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
     let digest = binary::digest(&binary)?;
     let target = Target::detect(opts, &digest)?;
     let dialect = target.dialect();
+    let identity = cache::binary_identity(&digest, &opts.child_env);
     let cache = match &opts.cache {
         CacheMode::Off => None,
         CacheMode::ReadWrite(dir) | CacheMode::ReadOnly(dir) => Some(Cache::new(dir)),
@@ -596,7 +598,7 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
     let outcomes = pool::interruptible(|| {
         pool::parallel_map(points, opts.workers, |_, point| {
             let label = point.label();
-            let prepared = match prepare(point, &digest, &target) {
+            let prepared = match prepare(point, &identity, &target) {
                 Ok(p) => p,
                 Err(e) => {
                     let (kind, reason) = match e {

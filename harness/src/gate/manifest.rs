@@ -15,6 +15,31 @@ pub struct Manifest {
     /// Inputs no flag of ours supplies (NVIDIA's tables, an earlier corpus release, ...).
     pub external_inputs: BTreeMap<String, ExternalInput>,
     pub figures: Vec<Figure>,
+    /// When a candidate `blis` is worse than the baseline release (`--baseline-blis`).
+    #[serde(default)]
+    pub baseline_rule: Option<BaselineRule>,
+}
+
+/// The regression rule of `--baseline-blis` (docs/baseline.md): a figure named in `figures`
+/// (`TIER.METRIC`, e.g. `all.tpot_shape`) is worse when the candidate's mean |e| exceeds the
+/// baseline's by more than `margin` percentage points.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BaselineRule {
+    pub margin: f64,
+    pub figures: Vec<String>,
+    pub why: String,
+}
+
+/// The `TIER.METRIC` keys a baseline rule may name.
+pub fn baseline_figure_keys() -> Vec<String> {
+    let mut keys = Vec::new();
+    for tier in oracles::tiers::Tier::ORDER {
+        for m in crate::score::ErrorMetric::ALL {
+            keys.push(format!("{}.{}", tier.key(), m.key()));
+        }
+    }
+    keys
 }
 
 #[derive(Debug, Deserialize)]
@@ -190,6 +215,23 @@ impl Manifest {
             }
             if f.document.is_empty() || f.section.is_empty() || f.what.is_empty() {
                 problems.push(format!("{at}: document, section and what are required"));
+            }
+        }
+        if let Some(rule) = &self.baseline_rule {
+            if !rule.margin.is_finite() || rule.margin < 0.0 {
+                problems.push(format!("baseline_rule: margin {} must be a finite number of at least 0", rule.margin));
+            }
+            if rule.why.trim().is_empty() {
+                problems.push("baseline_rule: `why` must say why the margin is what it is".to_string());
+            }
+            if rule.figures.is_empty() {
+                problems.push("baseline_rule: `figures` names no figure".to_string());
+            }
+            let known = baseline_figure_keys();
+            for f in &rule.figures {
+                if !known.contains(f) {
+                    problems.push(format!("baseline_rule: unknown figure `{f}`, expected one of {}", known.join(", ")));
+                }
             }
         }
         let mut snapshot_of_task: BTreeMap<&str, &str> = BTreeMap::new();

@@ -45,6 +45,13 @@ pub fn arm_style(key: &str) -> Style {
             marker: Marker::Square,
             described: "blue long dashes, squares",
         },
+        // The release a candidate is compared with (`--baseline-blis`): BLIS's blue, lighter.
+        "blis_baseline" => Style {
+            color: "#56B4E9",
+            dash: Some("2 2"),
+            marker: Marker::Square,
+            described: "sky-blue fine dashes, squares",
+        },
         "aisimulate" => Style {
             color: "#D55E00",
             dash: Some("4 3"),

@@ -618,6 +618,17 @@ pub fn for_score(scored: &Scored, corpora: &Corpora, arms: &[Arm], notes: Vec<St
 /// BLIS arm when a binary is given (run as the gate's headline task runs it, so its points come
 /// from the same cache). Without the corpora the page says which input the charts need.
 pub fn for_gate(inputs: &crate::inputs::Inputs, manifest: &Manifest, results: &[FigureResult]) -> String {
+    for_gate_with_baseline(inputs, manifest, results, None)
+}
+
+/// `for_gate`, and with `--baseline-blis` the comparison's table instead of a fresh BLIS
+/// column: both the candidate's and the baseline's curves on every chart.
+pub fn for_gate_with_baseline(
+    inputs: &crate::inputs::Inputs,
+    manifest: &Manifest,
+    results: &[FigureResult],
+    baseline: Option<&crate::blis::baseline::Comparison>,
+) -> String {
     let figures = Some(Figures { results, manifest });
     let heading = "blis-repro: published figures";
     let (corpora, scenarios) = match crate::score::load_inputs(inputs) {
@@ -627,6 +638,14 @@ pub fn for_gate(inputs: &crate::inputs::Inputs, manifest: &Manifest, results: &[
             return render(&Page { heading, figures, scoring: Err(why), notes: Vec::new() });
         }
     };
+    if let Some(cmp) = baseline {
+        let notes = vec![format!(
+            "BLIS: the candidate ({}) and the baseline ({}) are drawn on every chart, over the sweeps both can model",
+            cmp.candidate.name, cmp.baseline.name
+        )];
+        let scoring = Ok(Scoring { scored: &cmp.scored, corpora: &corpora, arms: &cmp.arms });
+        return render(&Page { heading, figures, scoring, notes });
+    }
     let selection = crate::score::Selection::vllm(None);
     let catalog = inputs.get(crate::inputs::InputKind::Catalog).map(|c| c.path.as_path());
     // Resolved once: the BLIS column runs these points and the scorer scores them.
@@ -634,7 +653,7 @@ pub fn for_gate(inputs: &crate::inputs::Inputs, manifest: &Manifest, results: &[
     let mut notes = Vec::new();
     let blis = match inputs.get(crate::inputs::InputKind::Blis) {
         None => None,
-        Some(_) => match blis_column(inputs, &resolved) {
+        Some(_) => match blis_column(inputs, &resolved.sweeps) {
             Ok(column) => {
                 notes.extend(column.notes.into_iter().map(|m| format!("BLIS: no value: {m}")));
                 notes.extend(column.sweep_notes.into_iter().map(|m| format!("BLIS: {m}")));
@@ -644,7 +663,7 @@ pub fn for_gate(inputs: &crate::inputs::Inputs, manifest: &Manifest, results: &[
         },
     };
     let arms = crate::score::headline_arms(&corpora.e2e, blis);
-    let scored = crate::score::score_resolved(&corpora, &scenarios, &resolved, &arms, &selection);
+    let scored = crate::score::score_resolved(&resolved, &arms);
     render(&Page { heading, figures, scoring: Ok(Scoring { scored: &scored, corpora: &corpora, arms: &arms }), notes })
 }
 

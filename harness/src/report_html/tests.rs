@@ -28,6 +28,12 @@ struct Fixture {
 /// The scorer on one sweep: AISimulate off by a constant 10%, AIC by a slope, BLIS (ms)
 /// close at the anchor and low at the top.
 fn fixture() -> Fixture {
+    fixture_with_baseline(false)
+}
+
+/// The fixture, with `baseline` a second BLIS arm as `--baseline-blis` adds it (the release
+/// the candidate replaces: closer to the measurement at the top).
+fn fixture_with_baseline(baseline: bool) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let m = dir.path().join("measurements");
     let s = dir.path().join("scenarios");
@@ -81,7 +87,25 @@ fn fixture() -> Fixture {
             )
         })
         .collect();
-    let arms = headline_arms(&corpora.e2e, Some(Arm::simulated("BLIS", "blis", blis_ms)));
+    let baseline_ms: BTreeMap<PointKey, ArmPoint> = CONC
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            let low = 1.0 - 0.02 * i as f64;
+            (
+                PointKey::new("m-h100.yaml", "1k1k", c),
+                ArmPoint { tpot: Some(10.0 * TPOT[i] * low), ttft: Some(100.0 * TTFT[i] * low) },
+            )
+        })
+        .collect();
+    let mut arms = headline_arms(&corpora.e2e, Some(Arm::simulated("BLIS", "blis", blis_ms)));
+    if baseline {
+        arms.push(Arm::simulated(
+            crate::blis::baseline::BASELINE_NAME,
+            crate::blis::baseline::BASELINE_KEY,
+            baseline_ms,
+        ));
+    }
     let scored = score(&corpora, &scenarios, &arms, &Selection::vllm(None));
     Fixture { _dir: dir, corpora, scored, arms }
 }
@@ -132,6 +156,17 @@ fn sweep_chart_svg_is_pinned() {
     let views = views::sweep_views(&f.scored, &f.corpora, &f.arms);
     let svg = sweep_chart(&views[0]);
     crate::assert_figure_snapshot!("report_html__sweep_chart_three_arms_with_excursion", svg);
+}
+
+#[test]
+fn with_a_baseline_every_sweep_chart_draws_both_blis_curves() {
+    let f = fixture_with_baseline(true);
+    let views = views::sweep_views(&f.scored, &f.corpora, &f.arms);
+    let names: Vec<&str> = views[0].arms.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, ["BLIS", "AISimulate", "AIC", "BLIS baseline"]);
+    let svg = sweep_chart(&views[0]);
+    assert!(svg.contains("#0072B2") && svg.contains("#56B4E9"), "both BLIS colours drawn");
+    crate::assert_figure_snapshot!("report_html__sweep_chart_candidate_and_baseline_blis", svg);
 }
 
 #[test]

@@ -294,17 +294,12 @@ impl Scored {
 /// Scores `arms` on the sweeps `selection` picks (resolved here; see [`score_resolved`] to
 /// score sweeps already resolved for the BLIS arm).
 pub fn score(corpora: &Corpora, scenarios: &ScenarioSet, arms: &[Arm], selection: &Selection) -> Scored {
-    score_resolved(corpora, scenarios, &resolve::resolve(corpora, scenarios, None, selection), arms, selection)
+    score_resolved(&resolve::resolve(corpora, scenarios, None, selection), arms)
 }
 
-/// Scores `arms` on `resolved`, the sweeps `selection` keeps (`resolve::resolve`).
-pub fn score_resolved(
-    corpora: &Corpora,
-    scenarios: &ScenarioSet,
-    resolved: &[resolve::ResolvedSweep],
-    arms: &[Arm],
-    selection: &Selection,
-) -> Scored {
+/// Scores `arms` on the sweeps of `resolved` (`resolve::resolve`).
+pub fn score_resolved(resolved: &resolve::Resolved, arms: &[Arm]) -> Scored {
+    let (corpora, scenarios, selection) = (resolved.corpora, resolved.scenarios, &resolved.selection);
     let expressible = crate::corpus::scenario::expressible_keys(scenarios);
     let mut scored = Scored {
         corpus_source: corpora.e2e.source.clone(),
@@ -325,7 +320,7 @@ pub fn score_resolved(
         inexpressible_keys: BTreeSet::new(),
     };
 
-    for r in resolved {
+    for r in &resolved.sweeps {
         let (sweep, record) = (r.sweep, r.record);
         let points = r.sweep_points();
         let evidence = settings::sweep_evidence(sweep, &points, record);

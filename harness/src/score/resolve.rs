@@ -13,6 +13,15 @@ use oracles::tiers;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// What a selection keeps of the corpora, resolved: what the scorer and the BLIS arm read.
+#[derive(Clone, Debug)]
+pub struct Resolved<'a> {
+    pub corpora: &'a Corpora,
+    pub scenarios: &'a ScenarioSet,
+    pub selection: Selection,
+    pub sweeps: Vec<ResolvedSweep<'a>>,
+}
+
 /// One sweep a selection keeps, resolved.
 #[derive(Clone, Debug)]
 pub struct ResolvedSweep<'a> {
@@ -53,7 +62,7 @@ pub fn resolve<'a>(
     scenarios: &'a ScenarioSet,
     catalog: Option<&Path>,
     selection: &Selection,
-) -> Vec<ResolvedSweep<'a>> {
+) -> Resolved<'a> {
     let records: BTreeMap<(&str, &str), &SettingsRecord> =
         corpora.settings.settings.iter().map(|r| ((r.scenario.as_str(), r.label.as_str()), r)).collect();
     let absolutes: BTreeMap<(&str, &str), &Anchor> =
@@ -93,5 +102,5 @@ pub fn resolve<'a>(
             lengths: sweep.workload_lengths(),
         });
     }
-    out
+    Resolved { corpora, scenarios, selection: selection.clone(), sweeps: out }
 }

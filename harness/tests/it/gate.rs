@@ -213,6 +213,30 @@ fn the_manifest_refuses_inconsistencies_all_at_once() {
 }
 
 #[test]
+fn a_baseline_rule_with_a_bad_margin_or_figure_is_refused_naming_it() {
+    for (rule, expected) in [
+        ("{margin: -0.5, figures: [all.tpot_shape], why: w}", "margin -0.5 must be a finite number of at least 0"),
+        ("{margin: .nan, figures: [all.tpot_shape], why: w}", "margin NaN must be a finite number"),
+        ("{margin: .inf, figures: [all.tpot_shape], why: w}", "margin inf must be a finite number"),
+        ("{margin: 0.5, figures: [all.tpot_shapes], why: w}", "unknown figure `all.tpot_shapes`"),
+        ("{margin: 0.5, figures: [], why: w}", "`figures` names no figure"),
+        ("{margin: 0.5, figures: [all.tpot_shape], why: ' '}", "`why` must say why"),
+    ] {
+        let text = format!("{MANIFEST}baseline_rule: {rule}\n");
+        let err = format!("{:#}", Manifest::parse(&text, Path::new("rule.yaml"), &harness::gate::tasks::names()).unwrap_err());
+        assert!(err.contains("rule.yaml") && err.contains("baseline_rule") && err.contains(expected), "{err}");
+    }
+}
+
+#[test]
+fn the_committed_baseline_rule_holds_the_shape_figures_with_a_reason() {
+    let manifest = harness::gate::load_manifest(&harness::gate::manifest_path()).unwrap();
+    let rule = manifest.baseline_rule.expect("harness/figures.yaml states baseline_rule");
+    assert!(rule.margin.is_finite() && rule.margin >= 0.0 && !rule.why.trim().is_empty());
+    assert!(rule.figures.iter().any(|f| f == "all.tpot_shape"), "{:?}", rule.figures);
+}
+
+#[test]
 fn the_committed_manifest_is_consistent() {
     let manifest = harness::gate::load_manifest(&harness::gate::manifest_path()).unwrap();
     assert!(manifest.figures.len() > 100, "every published figure is listed");

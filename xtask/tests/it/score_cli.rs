@@ -362,3 +362,123 @@ fn the_json_report_records_each_point_command_line_and_workload_hash() {
         assert!(p["result"]["ok"]["tpot_ms"].as_f64().unwrap() > 0.0, "{p}");
     }
 }
+
+/// The tiny inputs with the absolute anchors a simulated arm is scored against, and a
+/// measured TPOT that barely grows with concurrency (as the plain double's does), so a
+/// candidate slower at high concurrency is the worse one.
+fn tiny_inputs_with_anchors(root: &Path) {
+    tiny_inputs(root);
+    let e2e = root.join("measurements/aisimulate_e2e.json");
+    let text = std::fs::read_to_string(&e2e).unwrap();
+    let flat = text.replacen("\"measured_tpot_relative\": 2,", "\"measured_tpot_relative\": 1.02,", 1);
+    assert_ne!(flat, text, "the tiny corpus changed shape");
+    std::fs::write(&e2e, flat).unwrap();
+    std::fs::write(
+        root.join("measurements/inferencex_absolutes.json"),
+        r#"{"source": "s", "source_url": "u", "release_tag": "r1", "metrics": "m", "validation": "v", "anchors": [
+          {"scenario": "m.yaml", "label": "1k1k", "framework": "vllm", "gpu": "h100",
+           "absolute_tpot_us": {"1": 10000.0, "2": 20000.0}, "absolute_ttft_us": {"1": 100000.0, "2": 200000.0},
+           "source_run_date": "d", "source_config_id": 1, "relative_agreement": 0.0}]}"#,
+    )
+    .unwrap();
+}
+
+/// A manifest with one figure of the tiny corpus and a baseline rule holding its TPOT shape.
+fn baseline_manifest(dir: &Path) {
+    std::fs::write(
+        dir.join("manifest.yaml"),
+        "tolerances: {}\nexternal_inputs: {}\nbaseline_rule:\n  margin: 0.5\n  figures: [all.tpot_shape]\n  why: test\nfigures:\n  - id: tiny/dropped\n    what: dropped sweeps\n    document: tiny\n    section: \"-\"\n    task: headline\n    key: dropped_sweeps\n    expect: {count: 0}\n    snapshot: tiny__headline\n",
+    )
+    .unwrap();
+}
+
+/// The double behind a script setting `BLIS_DOUBLE_SLOWDOWN` (the script names its folder, so
+/// each test run is a binary of its own hash and never meets an earlier run's cache entries).
+fn slow_double(dir: &Path) -> std::path::PathBuf {
+    let script = dir.join("slow-blis");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\n# {}\nBLIS_DOUBLE_SLOWDOWN=1 exec '{}' \"$@\"\n", dir.display(), double().display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+fn score_with_baseline(dir: &Path, candidate: &Path, baseline: &Path) -> assert_cmd::assert::Assert {
+    xtask(dir)
+        .args(["score", "--measurements", "measurements", "--scenarios", "scenarios", "--catalog", "catalog"])
+        .args(["--registry", "registry", "--cache-dir", "cache", "--report-json", "cmp.json", "--blis"])
+        .arg(candidate)
+        .arg("--baseline-blis")
+        .arg(baseline)
+        .assert()
+}
+
+#[test]
+fn score_fails_naming_the_figure_a_slowed_candidate_is_worse_on() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs_with_anchors(dir.path());
+    score_with_baseline(dir.path(), &slow_double(dir.path()), &double())
+        .code(1)
+        .stdout(predicate::str::contains("WORSE: all.tpot_shape").and(predicate::str::contains("moved most: m.yaml 1k1k")))
+        .stderr(predicate::str::contains("worse than the baseline on all.tpot_shape"));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("cmp.json")).unwrap()).unwrap();
+    assert_eq!(report["baseline_comparison"]["worse"][0], "all.tpot_shape");
+}
+
+#[test]
+fn score_with_one_binary_as_both_reports_no_difference_and_the_baseline_from_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs_with_anchors(dir.path());
+    score_with_baseline(dir.path(), &double(), &double()).success().stdout(
+        predicate::str::contains("no difference")
+            .and(predicate::str::contains("candidate: 2 points ran, 0 served from the cache"))
+            .and(predicate::str::contains("baseline: 0 points ran, 2 served from the cache")),
+    );
+}
+
+#[test]
+fn the_gate_names_the_worse_figure_and_records_the_comparison_in_its_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs_with_anchors(dir.path());
+    baseline_manifest(dir.path());
+    xtask(dir.path())
+        .args(["reproduce", "--manifest", "manifest.yaml", "--measurements", "measurements", "--scenarios", "scenarios"])
+        .args(["--catalog", "catalog", "--registry", "registry", "--report-json", "gate.json", "--report-md", "gate.md"])
+        .arg("--blis")
+        .arg(slow_double(dir.path()))
+        .arg("--baseline-blis")
+        .arg(double())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("WORSE: all.tpot_shape"))
+        .stderr(predicate::str::contains("worse than the baseline on all.tpot_shape"));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("gate.json")).unwrap()).unwrap();
+    assert_eq!(report["baseline_comparison"]["worse"][0], "all.tpot_shape");
+    let md = std::fs::read_to_string(dir.path().join("gate.md")).unwrap();
+    assert!(md.contains("## BLIS candidate against baseline") && md.contains("| `all.tpot_shape` |"), "{md}");
+}
+#[test]
+fn a_baseline_that_cannot_run_or_has_no_candidate_is_said_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    xtask(dir.path()).args(["score", "--baseline-blis", ""]).assert().code(64);
+    xtask(dir.path())
+        .args(["reproduce", "--only", "fixtures/", "--blis"])
+        .arg(double())
+        .args(["--baseline-blis", "no-such-blis"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("--baseline-blis no-such-blis"));
+    xtask(dir.path())
+        .args(["score", "--measurements", "measurements", "--scenarios", "scenarios", "--catalog", "catalog"])
+        .args(["--registry", "registry", "--baseline-blis"])
+        .arg(double())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no candidate"));
+}

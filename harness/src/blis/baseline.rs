@@ -1,0 +1,464 @@
+//! A candidate `blis` against the release it replaces (`--baseline-blis`, docs/baseline.md).
+//!
+//! Both binaries run over the same planned points, each through its own dialect and cached by
+//! its own identity (so a released baseline is simulated once and then served from the cache).
+//! The two columns are scored together, as two arms of one table: the scorer drops a sweep a
+//! point of which either binary cannot model, so both figures are over identical comparisons.
+//! The regression rule (`baseline_rule` of harness/figures.yaml) says which figures are held
+//! and by what margin.
+
+use super::arm::{self, Column};
+use super::RunOptions;
+use crate::gate::manifest::BaselineRule;
+use crate::score::resolve::Resolved;
+use crate::score::{self, Arm, ArmErrors, ErrorMetric, PointKey, Scored};
+use crate::task::TaskError;
+use oracles::tiers::Tier;
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The key and name of the baseline's arm (the candidate's is the usual `blis`).
+pub const BASELINE_KEY: &str = "blis_baseline";
+pub const BASELINE_NAME: &str = "BLIS baseline";
+
+/// How many sweeps a worse figure names (those that moved most).
+const MOVED_MOST: usize = 3;
+
+/// One binary's run: what it is and how its points were served.
+#[derive(Clone, Debug)]
+pub struct Side {
+    /// The file name (never the machine path: the text is snapshotted).
+    pub name: String,
+    pub sha256: String,
+    /// Extra environment it ran with (`NAME=value`), part of its cache identity.
+    pub env: Vec<String>,
+    pub ran: usize,
+    pub cached: usize,
+    pub with_value: usize,
+    pub failed: usize,
+    pub not_modelled_sweeps: usize,
+}
+
+impl Side {
+    fn of(opts: &RunOptions, col: &Column) -> Result<Side, TaskError> {
+        Ok(Side {
+            name: opts.binary.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            sha256: super::binary::digest(&opts.binary)?,
+            env: opts.child_env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+            ran: col.ran,
+            cached: col.cached,
+            with_value: col.succeeded,
+            failed: col.failed,
+            not_modelled_sweeps: col.not_modelled_sweeps,
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Bit for bit the same value.
+    Same,
+    /// Lower mean |e| (any amount): reported, never accepted silently.
+    Better,
+    /// Higher, by at most the margin (or a figure the rule does not hold).
+    WithinMargin,
+    /// Higher by more than the margin, on a figure the rule holds.
+    Worse,
+    /// No comparison: neither binary has a value on any sweep of the tier.
+    NotComputed,
+}
+
+impl Verdict {
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Same => "same",
+            Verdict::Better => "better",
+            Verdict::WithinMargin => "within margin",
+            Verdict::Worse => "WORSE",
+            Verdict::NotComputed => "not computed",
+        }
+    }
+}
+
+/// One tier's figure of one metric, for both binaries.
+#[derive(Clone, Debug)]
+pub struct FigureRow {
+    /// `TIER.METRIC`, as `baseline_rule.figures` names it.
+    pub key: String,
+    pub tier: Tier,
+    pub metric: ErrorMetric,
+    pub sweeps: usize,
+    pub n: usize,
+    pub candidate: Option<f64>,
+    pub baseline: Option<f64>,
+    /// Held by the regression rule.
+    pub held: bool,
+    pub verdict: Verdict,
+}
+
+impl FigureRow {
+    pub fn delta(&self) -> Option<f64> {
+        Some(self.candidate? - self.baseline?)
+    }
+}
+
+/// One scored sweep: per metric, the candidate's and the baseline's mean |e|.
+#[derive(Clone, Debug)]
+pub struct SweepRow {
+    pub scenario: String,
+    pub label: String,
+    pub tier: Tier,
+    pub means: BTreeMap<ErrorMetric, (Option<f64>, Option<f64>)>,
+}
+
+impl SweepRow {
+    fn delta(&self, m: ErrorMetric) -> Option<f64> {
+        let (c, b) = self.means.get(&m)?;
+        Some((*c)? - (*b)?)
+    }
+}
+
+pub struct Comparison {
+    pub candidate: Side,
+    pub baseline: Side,
+    pub rule: BaselineRule,
+    pub figures: Vec<FigureRow>,
+    pub sweeps: Vec<SweepRow>,
+    /// Points with a value from one binary only (their sweeps are scored for neither).
+    pub only_candidate: Vec<PointKey>,
+    pub only_baseline: Vec<PointKey>,
+    /// The table with both arms (for the HTML report's curves).
+    pub scored: Scored,
+    pub arms: Vec<Arm>,
+}
+
+/// Runs both binaries over the planned points of `resolved` and compares their figures.
+pub fn compare(
+    resolved: &Resolved,
+    scenarios_dir: &Path,
+    candidate: &RunOptions,
+    baseline: &RunOptions,
+    rule: &BaselineRule,
+) -> Result<Comparison, TaskError> {
+    let fixtures = super::FixtureSet::committed()?;
+    let plan = arm::plan(&resolved.sweeps, scenarios_dir, &fixtures, 0);
+    compare_plan(resolved, &plan, candidate, baseline, rule)
+}
+
+/// `compare` over the points of `plan` (the selection's, or a subset of them), scored on the
+/// sweeps of `resolved`.
+pub fn compare_plan(
+    resolved: &Resolved,
+    plan: &arm::Plan,
+    candidate: &RunOptions,
+    baseline: &RunOptions,
+    rule: &BaselineRule,
+) -> Result<Comparison, TaskError> {
+    let cand = arm::column_of_plan(plan, candidate)?;
+    let base = arm::column_of_plan(plan, baseline)?;
+    let candidate_side = Side::of(candidate, &cand)?;
+    let baseline_side = Side::of(baseline, &base)?;
+    let (only_candidate, only_baseline) = one_sided(&cand.arm, &base.arm);
+    let mut base_arm = base.arm;
+    base_arm.name = BASELINE_NAME.into();
+    base_arm.key = BASELINE_KEY.into();
+    let mut arms = score::headline_arms(&resolved.corpora.e2e, Some(cand.arm));
+    arms.push(base_arm);
+    let scored = score::score_resolved(resolved, &arms);
+    let (ci, bi) = arm_indices(&scored)?;
+    let mut figures = Vec::new();
+    for (tier, agg) in scored.tiers() {
+        for m in ErrorMetric::ALL {
+            let key = format!("{}.{}", tier.key(), m.key());
+            let candidate = agg.mean_abs.get(&(ci, m)).copied().flatten();
+            let baseline = agg.mean_abs.get(&(bi, m)).copied().flatten();
+            let held = rule.figures.contains(&key);
+            let verdict = verdict(candidate, baseline, held, rule.margin);
+            figures.push(FigureRow {
+                key,
+                tier,
+                metric: m,
+                sweeps: agg.sweeps,
+                n: agg.n[&m],
+                candidate,
+                baseline,
+                held,
+                verdict,
+            });
+        }
+    }
+    let mean = |e: &Option<ArmErrors>, m: ErrorMetric| {
+        e.as_ref().and_then(|e| oracles::scoring::mean_abs(&e.get(m).iter().map(|x| x.1).collect::<Vec<_>>()))
+    };
+    let sweeps = scored
+        .sweeps
+        .iter()
+        .map(|s| SweepRow {
+            scenario: s.scenario.clone(),
+            label: s.label.clone(),
+            tier: s.tier,
+            means: ErrorMetric::ALL.iter().map(|&m| (m, (mean(&s.errors[ci], m), mean(&s.errors[bi], m)))).collect(),
+        })
+        .collect();
+    Ok(Comparison {
+        candidate: candidate_side,
+        baseline: baseline_side,
+        rule: rule.clone(),
+        figures,
+        sweeps,
+        only_candidate,
+        only_baseline,
+        scored,
+        arms,
+    })
+}
+
+fn arm_indices(scored: &Scored) -> Result<(usize, usize), TaskError> {
+    let find = |key: &str| {
+        scored
+            .arms
+            .iter()
+            .position(|(_, k, _)| k == key)
+            .ok_or_else(|| TaskError::Failed(anyhow::anyhow!("the scored table has no `{key}` arm")))
+    };
+    Ok((find("blis")?, find(BASELINE_KEY)?))
+}
+
+fn verdict(candidate: Option<f64>, baseline: Option<f64>, held: bool, margin: f64) -> Verdict {
+    match (candidate, baseline) {
+        (Some(c), Some(b)) if c.to_bits() == b.to_bits() => Verdict::Same,
+        (Some(c), Some(b)) if c < b => Verdict::Better,
+        (Some(c), Some(b)) if held && c - b > margin => Verdict::Worse,
+        (Some(_), Some(_)) => Verdict::WithinMargin,
+        _ => Verdict::NotComputed,
+    }
+}
+
+/// Points with a TPOT value from one arm only.
+fn one_sided(candidate: &Arm, baseline: &Arm) -> (Vec<PointKey>, Vec<PointKey>) {
+    let has = |arm: &Arm, key: &PointKey| match &arm.run {
+        score::ArmRun::Ran(points) => points.get(key).is_some_and(|p| p.tpot.is_some()),
+        score::ArmRun::NotRun(_) => false,
+    };
+    let keys = |arm: &Arm| match &arm.run {
+        score::ArmRun::Ran(points) => points.keys().cloned().collect::<Vec<_>>(),
+        score::ArmRun::NotRun(_) => Vec::new(),
+    };
+    let mut all = keys(candidate);
+    all.extend(keys(baseline));
+    all.sort();
+    all.dedup();
+    let only_c = all.iter().filter(|k| has(candidate, k) && !has(baseline, k)).cloned().collect();
+    let only_b = all.iter().filter(|k| has(baseline, k) && !has(candidate, k)).cloned().collect();
+    (only_c, only_b)
+}
+
+fn num(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.2}"))
+}
+
+fn signed(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| if v == 0.0 { "0".into() } else { format!("{v:+.4}") })
+}
+
+fn tier_name(t: Tier) -> &'static str {
+    t.key()
+}
+
+impl Comparison {
+    /// The figures the rule holds that are worse.
+    pub fn worse(&self) -> Vec<&FigureRow> {
+        self.figures.iter().filter(|f| f.verdict == Verdict::Worse).collect()
+    }
+
+    pub fn better(&self) -> Vec<&FigureRow> {
+        self.figures.iter().filter(|f| f.verdict == Verdict::Better).collect()
+    }
+
+    /// Every computed figure is bit for bit the same.
+    pub fn no_difference(&self) -> bool {
+        let computed: Vec<_> = self.figures.iter().filter(|f| f.verdict != Verdict::NotComputed).collect();
+        !computed.is_empty()
+            && computed.iter().all(|f| f.verdict == Verdict::Same)
+            && self.only_candidate.is_empty()
+            && self.only_baseline.is_empty()
+    }
+
+    /// The sweeps of `figure`'s tier whose mean |e| moved most (largest |difference| first).
+    pub fn moved_most(&self, figure: &FigureRow) -> Vec<(&SweepRow, f64)> {
+        let mut moved: Vec<(&SweepRow, f64)> = self
+            .sweeps
+            .iter()
+            .filter(|s| oracles::tiers::in_tier(s.tier, figure.tier))
+            .filter_map(|s| s.delta(figure.metric).map(|d| (s, d)))
+            .filter(|(_, d)| *d != 0.0)
+            .collect();
+        moved.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()).then_with(|| a.0.scenario.cmp(&b.0.scenario)));
+        moved.truncate(MOVED_MOST);
+        moved
+    }
+
+    /// How each binary's points were served (differs between a cold and a warm run: never
+    /// part of the snapshotted text).
+    pub fn cache_lines(&self) -> String {
+        let line = |role: &str, s: &Side| format!("{role}: {} points ran, {} served from the cache\n", s.ran, s.cached);
+        format!("{}{}", line("candidate", &self.candidate), line("baseline", &self.baseline))
+    }
+
+    /// The verdict, one line per worse or better figure, with the sweeps that moved most.
+    pub fn verdict_text(&self) -> String {
+        let mut out = String::new();
+        if self.no_difference() {
+            out.push_str("no difference: every BLIS figure computed is the same for both binaries\n");
+        }
+        for f in self.worse() {
+            let _ = writeln!(
+                out,
+                "WORSE: {} candidate {} vs baseline {} ({} > margin {})",
+                f.key,
+                num(f.candidate),
+                num(f.baseline),
+                signed(f.delta()),
+                self.rule.margin
+            );
+            for (s, d) in self.moved_most(f) {
+                let _ = writeln!(out, "  moved most: {} {} {}", s.scenario, s.label, signed(Some(d)));
+            }
+        }
+        for f in self.better() {
+            let _ = writeln!(
+                out,
+                "better: {} candidate {} vs baseline {} ({}); review it before taking it into a snapshot",
+                f.key,
+                num(f.candidate),
+                num(f.baseline),
+                signed(f.delta())
+            );
+        }
+        out
+    }
+
+    /// The deterministic report (markdown tables; also what the terminal shows).
+    pub fn render(&self) -> String {
+        let mut out = String::from("## BLIS candidate against baseline\n\n");
+        for (role, s) in [("candidate", &self.candidate), ("baseline", &self.baseline)] {
+            let env = if s.env.is_empty() { String::new() } else { format!(" with {}", s.env.join(" ")) };
+            let _ = writeln!(
+                out,
+                "- {role}: `{}` sha256 {}{env}: {} points with a value, {} failed, {} sweeps not modelled",
+                s.name, s.sha256, s.with_value, s.failed, s.not_modelled_sweeps
+            );
+        }
+        if self.candidate.sha256 == self.baseline.sha256 && self.candidate.env == self.baseline.env {
+            out.push_str("- the two are the same binary\n");
+        }
+        let _ = writeln!(
+            out,
+            "- rule (`baseline_rule` of the manifest): a held figure is worse when the candidate's mean |e| \
+             exceeds the baseline's by more than {} points; held: {}\n",
+            self.rule.margin,
+            self.rule.figures.join(", ")
+        );
+        out.push_str("| figure | sweeps | n | candidate | baseline | difference | held | verdict |\n");
+        out.push_str("|---|---|---|---|---|---|---|---|\n");
+        for f in &self.figures {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} |",
+                f.key,
+                f.sweeps,
+                f.n,
+                num(f.candidate),
+                num(f.baseline),
+                signed(f.delta()),
+                if f.held { "yes" } else { "no" },
+                f.verdict.word()
+            );
+        }
+        out.push_str("\nPer sweep, mean |e| (TPOT shape, TTFT shape):\n\n");
+        out.push_str(
+            "| scenario | label | tier | TPOT cand | TPOT base | TPOT diff | TTFT cand | TTFT base | TTFT diff |\n",
+        );
+        out.push_str("|---|---|---|---|---|---|---|---|---|\n");
+        for s in &self.sweeps {
+            let (tc, tb) = s.means[&ErrorMetric::TpotShape];
+            let (fc, fb) = s.means[&ErrorMetric::TtftShape];
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                s.scenario,
+                s.label,
+                tier_name(s.tier),
+                num(tc),
+                num(tb),
+                signed(s.delta(ErrorMetric::TpotShape)),
+                num(fc),
+                num(fb),
+                signed(s.delta(ErrorMetric::TtftShape))
+            );
+        }
+        for (who, points) in [("candidate", &self.only_candidate), ("baseline", &self.only_baseline)] {
+            let _ = writeln!(out, "\nPoints only the {who} can model: {}", points.len());
+            for k in points {
+                let _ = writeln!(out, "- {} {} c={}", k.scenario, k.label, k.concurrency);
+            }
+        }
+        out.push('\n');
+        out.push_str(&self.verdict_text());
+        out
+    }
+
+    /// The JSON record (`baseline_comparison` of the reports): both columns and the deltas.
+    pub fn json(&self) -> serde_json::Value {
+        let side = |s: &Side| {
+            json!({
+                "name": s.name, "sha256": s.sha256, "env": s.env, "ran": s.ran, "cached": s.cached,
+                "points_with_value": s.with_value, "failed": s.failed, "not_modelled_sweeps": s.not_modelled_sweeps,
+            })
+        };
+        let points = |p: &[PointKey]| {
+            p.iter()
+                .map(|k| json!({"scenario": k.scenario, "label": k.label, "concurrency": k.concurrency}))
+                .collect::<Vec<_>>()
+        };
+        json!({
+            "candidate": side(&self.candidate),
+            "baseline": side(&self.baseline),
+            "rule": {"margin": self.rule.margin, "figures": self.rule.figures, "why": self.rule.why},
+            "figures": self.figures.iter().map(|f| json!({
+                "figure": f.key, "sweeps": f.sweeps, "n": f.n, "candidate": f.candidate, "baseline": f.baseline,
+                "difference": f.delta(), "held": f.held, "verdict": f.verdict.word(),
+            })).collect::<Vec<_>>(),
+            "sweeps": self.sweeps.iter().map(|s| json!({
+                "scenario": s.scenario, "label": s.label, "tier": s.tier.key(),
+                "metrics": s.means.iter().map(|(m, (c, b))| (m.key().to_string(), json!({
+                    "candidate": c, "baseline": b, "difference": s.delta(*m),
+                }))).collect::<serde_json::Map<_, _>>(),
+            })).collect::<Vec<_>>(),
+            "only_candidate": points(&self.only_candidate),
+            "only_baseline": points(&self.only_baseline),
+            "worse": self.worse().iter().map(|f| f.key.clone()).collect::<Vec<_>>(),
+            "better": self.better().iter().map(|f| f.key.clone()).collect::<Vec<_>>(),
+            "no_difference": self.no_difference(),
+        })
+    }
+}
+
+/// The rule of the manifest at `path`, or an error naming the file and the section.
+pub fn rule_of(manifest: &crate::gate::Manifest, path: &Path) -> Result<BaselineRule, TaskError> {
+    manifest.baseline_rule.clone().ok_or_else(|| {
+        TaskError::Failed(anyhow::anyhow!(
+            "{}: no `baseline_rule` section: --baseline-blis needs the margin and the figures it holds",
+            path.display()
+        ))
+    })
+}
+
+/// The baseline binary from `--baseline-blis`: a path given that cannot run is bad input (exit
+/// 1), naming the flag.
+pub fn validate_baseline(path: &Path) -> Result<std::path::PathBuf, TaskError> {
+    super::binary::validate(path, "the baseline comparison")
+        .map_err(|r| TaskError::Failed(anyhow::anyhow!("--baseline-blis {}: {}", path.display(), r.detail)))
+}
