@@ -91,7 +91,7 @@ pub fn targets() -> Vec<Target> {
             name: "manifest",
             file_name: "figures.yaml",
             seeds: || vec![crate::gate::manifest_path()],
-            read: |p| crate::gate::Manifest::load(p).map(drop),
+            read: |p| crate::gate::load_manifest(p).map(drop),
             text_only: false,
         },
         // The metrics reader (harness/src/blis/metrics.rs) takes text: the file is read (and a

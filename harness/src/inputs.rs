@@ -23,6 +23,23 @@ impl InputKind {
         InputKind::Blis,
     ];
 
+    /// The input's one name: the manifest's `inputs:` entries, the lock's section headers and
+    /// the vendored folder below `testdata/` all spell it this way.
+    pub fn name(self) -> &'static str {
+        match self {
+            InputKind::Measurements => "measurements",
+            InputKind::Catalog => "catalog",
+            InputKind::Registry => "registry",
+            InputKind::Scenarios => "scenarios",
+            InputKind::Blis => "blis",
+        }
+    }
+
+    /// The input called `name` (see [`InputKind::name`]).
+    pub fn from_name(name: &str) -> Option<InputKind> {
+        InputKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
     pub fn flag(self) -> &'static str {
         match self {
             InputKind::Measurements => "--measurements",
@@ -58,17 +75,16 @@ impl InputKind {
     /// for the corpora only once `cargo xtask vendor --fetch` has fetched them there (no folder,
     /// no default: the corpora are optional, the trees are not).
     pub fn vendored_default(self) -> Option<PathBuf> {
-        let name = match self {
-            InputKind::Catalog => "catalog",
-            InputKind::Registry => "registry",
-            InputKind::Scenarios => "scenarios",
-            InputKind::Measurements => {
-                let fetched = crate::paths::testdata().join("measurements");
-                return fetched.is_dir().then_some(fetched);
+        match self {
+            InputKind::Catalog | InputKind::Registry | InputKind::Scenarios => {
+                Some(crate::paths::testdata().join(self.name()))
             }
-            InputKind::Blis => return None,
-        };
-        Some(crate::paths::testdata().join(name))
+            InputKind::Measurements => {
+                let fetched = crate::paths::testdata().join(self.name());
+                fetched.is_dir().then_some(fetched)
+            }
+            InputKind::Blis => None,
+        }
     }
 }
 
@@ -109,6 +125,15 @@ pub struct Flags {
     pub registry: Option<PathBuf>,
     pub scenarios: Option<PathBuf>,
     pub blis: Option<PathBuf>,
+}
+
+impl Flags {
+    /// Every flag given, with its input, in [`InputKind::ALL`] order.
+    pub fn given(&self) -> impl Iterator<Item = (InputKind, &PathBuf)> {
+        let Flags { measurements, catalog, registry, scenarios, blis } = self;
+        let in_order = [measurements, catalog, registry, scenarios, blis];
+        InputKind::ALL.into_iter().zip(in_order).filter_map(|(kind, flag)| flag.as_ref().map(|path| (kind, path)))
+    }
 }
 
 /// Every input, resolved. `None` means nobody supplied it and there is no default.

@@ -7,9 +7,12 @@ pub mod atomic;
 pub mod inputs;
 pub mod paths;
 pub mod read;
-pub mod snapshots;
 pub mod task;
 pub mod term;
+
+/// Test support: the one snapshot helper (feature `test-support`, enabled by tests only).
+#[cfg(feature = "test-support")]
+pub mod snapshots;
 
 pub mod blis;
 pub mod corpus;
@@ -21,4 +24,5 @@ pub mod oracle_report;
 pub mod report_html;
 pub mod score;
 
+#[cfg(feature = "test-support")]
 pub use insta;

@@ -3,7 +3,8 @@
 //! Runs when BLIS_MEASUREMENTS is set (CI sets it); otherwise every trial is listed as ignored
 //! with the reason. With it set, a missing corpus file or scenario tree FAILS.
 
-mod blis_support;
+mod support;
+use support::blis as blis_support;
 
 use harness::blis::{arm, baseline, CacheMode, FixtureSet, ProgressMode, RunOptions};
 use harness::inputs::{Flags, InputKind, Inputs};
@@ -22,7 +23,8 @@ fn setup() -> Result<(score::Corpora, harness::corpus::scenario::ScenarioSet, st
 fn plan_covers_every_vllm_point() -> Result<(), Failed> {
     let (corpora, scenarios, dir) = setup()?;
     let fixtures = FixtureSet::committed().map_err(|e| e.to_string())?;
-    let plan = arm::plan(&corpora, &scenarios, &dir, None, &fixtures, 0, &Selection::vllm(None));
+    let resolved = score::resolve::resolve(&corpora, &scenarios, None, &Selection::vllm(None));
+    let plan = arm::plan(&resolved.sweeps, &dir, &fixtures, 0);
     if !plan.unplannable.is_empty() {
         return Err(format!("{:?}", plan.unplannable).into());
     }
@@ -37,17 +39,13 @@ fn plan_covers_every_vllm_point() -> Result<(), Failed> {
     Ok(())
 }
 
-/// Five sweeps run through the double fill their BLIS cells; every other sweep lacks BLIS
-/// values and is dropped for every arm, with a reason naming BLIS.
-/// The plan cut to its first five sweeps (gpt-oss aside), and those sweeps.
+/// The plan of `resolved` cut to its first five sweeps (gpt-oss aside), and those sweeps.
 fn five_sweep_plan(
-    corpora: &score::Corpora,
-    scenarios: &harness::corpus::scenario::ScenarioSet,
+    resolved: &score::resolve::Resolved,
     dir: &std::path::Path,
-    selection: &Selection,
 ) -> Result<(arm::Plan, BTreeSet<(String, String)>), Failed> {
     let fixtures = FixtureSet::committed().map_err(|e| e.to_string())?;
-    let mut plan = arm::plan(corpora, scenarios, dir, None, &fixtures, 0, selection);
+    let mut plan = arm::plan(&resolved.sweeps, dir, &fixtures, 0);
     let chosen: BTreeSet<(String, String)> = plan
         .points
         .iter()
@@ -61,10 +59,12 @@ fn five_sweep_plan(
     Ok((plan, chosen))
 }
 
+/// Five sweeps run through the double fill their BLIS cells; every other sweep lacks BLIS
+/// values and is dropped for every arm, with a reason naming BLIS.
 fn five_sweeps_scored_with_the_double() -> Result<(), Failed> {
     let (corpora, scenarios, dir) = setup()?;
-    let selection = Selection::vllm(None);
-    let (plan, chosen) = five_sweep_plan(&corpora, &scenarios, &dir, &selection)?;
+    let resolved = score::resolve::resolve(&corpora, &scenarios, None, &Selection::vllm(None));
+    let (plan, chosen) = five_sweep_plan(&resolved, &dir)?;
     let empty = tempfile::tempdir().map_err(|e| e.to_string())?;
     let mut opts = RunOptions::new(blis_support::double(), empty.path().into(), empty.path().into());
     opts.cache = CacheMode::Off;
@@ -73,7 +73,8 @@ fn five_sweeps_scored_with_the_double() -> Result<(), Failed> {
     if report.summary.failed != 0 {
         return Err(arm::missing_points(&plan, &report).join("\n").into());
     }
-    let scored = score::score(&corpora, &scenarios, &score::headline_arms(&corpora.e2e, Some(blis_arm)), &selection);
+    let arms = score::headline_arms(&corpora.e2e, Some(blis_arm));
+    let scored = score::score_resolved(&resolved, &arms);
     let with_blis: BTreeSet<(String, String)> = scored
         .sweeps
         .iter()
@@ -101,10 +102,10 @@ fn compare_doubles(
     candidate_env: &[(&str, &str)],
 ) -> Result<Compared, Failed> {
     let (corpora, scenarios, dir) = setup()?;
-    let selection = Selection::vllm(None);
-    let (plan, chosen) = five_sweep_plan(&corpora, &scenarios, &dir, &selection)?;
+    let resolved = score::resolve::resolve(&corpora, &scenarios, None, &Selection::vllm(None));
+    let (plan, chosen) = five_sweep_plan(&resolved, &dir)?;
     let manifest_path = harness::gate::manifest_path();
-    let manifest = harness::gate::Manifest::load(&manifest_path).map_err(|e| format!("{e:#}"))?;
+    let manifest = harness::gate::load_manifest(&manifest_path).map_err(|e| format!("{e:#}"))?;
     let rule = baseline::rule_of(&manifest, &manifest_path).map_err(|e| e.to_string())?;
     let cache = tempfile::tempdir().map_err(|e| e.to_string())?;
     let empty = tempfile::tempdir().map_err(|e| e.to_string())?;
@@ -113,7 +114,7 @@ fn compare_doubles(
     base.progress = ProgressMode::Silent;
     let mut candidate = base.clone();
     candidate.child_env = candidate_env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let cmp = baseline::compare_plan(&corpora, &scenarios, &selection, &plan, &candidate, &base, &rule)
+    let cmp = baseline::compare_plan(&resolved, &plan, &candidate, &base, &rule)
         .map_err(|e| e.to_string())?;
     Ok((cmp, chosen, plan.points.len()))
 }
@@ -154,16 +155,13 @@ fn slower_double_flagged_worse() -> Result<(), Failed> {
 
 fn main() {
     let args = Arguments::from_args();
-    let have = std::env::var_os(InputKind::Measurements.env_var()).is_some_and(|v| !v.is_empty());
-    let mut trials = vec![
+    let missing = support::missing_corpora();
+    let trials = vec![
         Trial::test("blis_arm/vllm/plan_covers_all_573_points", plan_covers_every_vllm_point),
         Trial::test("blis_arm/vllm/five_sweeps_scored_with_the_double", five_sweeps_scored_with_the_double),
         Trial::test("blis_arm/baseline/double_against_itself_no_difference_from_cache", double_against_itself),
         Trial::test("blis_arm/baseline/double_slowdown_flagged_worse_naming_sweeps", slower_double_flagged_worse),
     ];
-    if !have {
-        trials = trials.into_iter().map(|t| t.with_ignored_flag(true)).collect();
-        eprintln!("blis_corpus: every trial ignored: needs BLIS_MEASUREMENTS (and a scenario tree: BLIS_SCENARIOS or `cargo xtask vendor`)");
-    }
+    let trials = trials.into_iter().map(|t| support::unless_missing(t, missing.as_deref())).collect();
     libtest_mimic::run(&args, trials).exit();
 }

@@ -6,7 +6,8 @@
 //! one exception is the pinned `blis-release/f90a1e3a` figure (41 points, a few minutes cold,
 //! served from `target-cache/blis` afterwards).
 
-mod blis_support;
+mod support;
+use support::blis as blis_support;
 
 use blis_support::point;
 use harness::blis::{
@@ -27,7 +28,7 @@ type Test = Box<dyn FnOnce(&Path) -> Result<(), Failed> + Send>;
 fn main() {
     let args = Arguments::from_args();
     let binary = std::env::var_os(VAR).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let ci = std::env::var_os("CI").is_some_and(|v| v == "true");
+    let ci = support::on_ci();
     let mut tests: Vec<(String, Test)> = vec![
         ("real/dialect/flags".into(), Box::new(dialect_is_flags)),
         ("real/point/rerun-by-hand-gives-the-same-metrics".into(), Box::new(rerun_by_hand)),
@@ -326,14 +327,15 @@ fn release_figures(bin: &Path) -> Result<(), Failed> {
 /// same, it says so, and the baseline (same hash) is served entirely from the cache.
 fn against_itself(bin: &Path, inputs: &Inputs) -> Result<(), Failed> {
     let manifest_path = harness::gate::manifest_path();
-    let manifest = harness::gate::Manifest::load(&manifest_path).map_err(|e| fail(format!("{e:#}")))?;
+    let manifest = harness::gate::load_manifest(&manifest_path).map_err(|e| fail(format!("{e:#}")))?;
     let rule = blis::baseline::rule_of(&manifest, &manifest_path).map_err(|e| fail(format!("{e:?}")))?;
     let (corpora, scenarios) = harness::score::load_inputs(inputs).map_err(|e| fail(format!("{e:?}")))?;
     let dir = |k: InputKind| inputs.require_dir(k, "the test").map(Path::to_path_buf).map_err(|e| fail(e.to_string()));
     let mut opts = RunOptions::new(bin.to_path_buf(), dir(InputKind::Catalog)?, dir(InputKind::Registry)?);
     opts.progress = ProgressMode::Silent;
     let selection = harness::score::Selection::vllm(None);
-    let cmp = blis::baseline::compare(&corpora, &scenarios, &dir(InputKind::Scenarios)?, &selection, &opts, &opts, &rule)
+    let resolved = harness::score::resolve::resolve(&corpora, &scenarios, Some(&opts.catalog), &selection);
+    let cmp = blis::baseline::compare(&resolved, &dir(InputKind::Scenarios)?, &opts, &opts, &rule)
         .map_err(|e| fail(format!("{e:?}")))?;
     let text = cmp.render();
     if !cmp.no_difference() || !cmp.verdict_text().starts_with("no difference") {

@@ -3,7 +3,8 @@
 //! default `testdata/scenarios`, or `BLIS_SCENARIOS`) when there is one. Also the workload
 //! spec's warm-up layout.
 
-mod blis_support;
+mod support;
+use support::blis as blis_support;
 
 use harness::blis::variant::{parse_documents, scenario_variant, stated_settings, EngineSettings, ENGINE_FIELDS};
 use harness::blis::workload::workload_spec;

@@ -2,37 +2,17 @@
 //! when a file is missing there), reported as ignored otherwise. The reports themselves are
 //! pinned by the figures suite (harness/tests/figures.rs).
 
+mod support;
+
 use harness::corpus::aisimulate;
 use harness::oracle_report;
 use harness::task::{TaskError, TaskOutput, Value};
 use libtest_mimic::{Arguments, Failed, Trial};
-use std::path::{Path, PathBuf};
-
-fn corpus_file(dir: &Path, name: &str) -> Result<PathBuf, Failed> {
-    let path = dir.join(name);
-    if path.is_file() {
-        Ok(path)
-    } else {
-        Err(format!("BLIS_MEASUREMENTS is set but {} is missing", path.display()).into())
-    }
-}
+use std::path::Path;
+use support::{corpus_file, count, number};
 
 fn task(result: Result<TaskOutput, TaskError>) -> Result<TaskOutput, Failed> {
     result.map_err(|e| Failed::from(e.to_string()))
-}
-
-fn number(output: &TaskOutput, key: &str) -> Result<f64, Failed> {
-    match output.values.get(key) {
-        Some(Value::Number(v)) => Ok(*v),
-        other => Err(format!("{key}: expected a number, got {other:?}").into()),
-    }
-}
-
-fn count(output: &TaskOutput, key: &str) -> Result<u64, Failed> {
-    match output.values.get(key) {
-        Some(Value::Count(v)) => Ok(*v),
-        other => Err(format!("{key}: expected a count, got {other:?}").into()),
-    }
 }
 
 /// The reader accepts the real snapshot and its counts are the published ones
@@ -90,15 +70,12 @@ fn main() {
         ("corpus/aisimulate_e2e/page_definition_is_anchor_inclusive", e2e_page_definition_is_anchor_inclusive),
         ("corpus/aisimulate_e2e/no_file_left_unread", |dir| corpus_file(dir, oracle_report::E2E_FILE).map(|_| ())),
     ];
-    let dir = std::env::var_os("BLIS_MEASUREMENTS").filter(|v| !v.is_empty()).map(PathBuf::from);
-    if dir.is_none() {
-        eprintln!("note: corpus trials are ignored: they need BLIS_MEASUREMENTS (the measurement corpora folder)");
-    }
     let trials = trials
         .into_iter()
-        .map(|(name, run)| match dir.clone() {
-            Some(dir) => Trial::test(name, move || run(&dir)),
-            None => Trial::test(name, || Ok(())).with_ignored_flag(true),
+        .map(|(name, run)| {
+            Trial::ignorable_test(name, move || {
+                support::requires(support::missing_corpora(), || run(&support::measurements().unwrap()))
+            })
         })
         .collect();
     libtest_mimic::run(&args, trials).exit();

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 fn main() {
     let args = Arguments::from_args();
-    let manifest = match Manifest::load(&gate::manifest_path()) {
+    let manifest = match gate::load_manifest(&gate::manifest_path()) {
         Ok(m) => m,
         Err(e) => {
             let trial = Trial::test("hygiene/manifest-loads", move || Err(format!("{e:#}").into()));
@@ -98,7 +98,7 @@ fn rendering(output: &TaskOutput) -> String {
 }
 
 fn hygiene_trials(manifest: &Manifest) -> Vec<Trial> {
-    let problems = manifest.problems();
+    let problems = manifest.problems(&gate::tasks::names());
     let consistent = Trial::test("hygiene/manifest-consistent", move || fail_on(problems));
     let present = hygiene::snapshot_files(&harness::paths::snapshots());
     let mut snapshot_problems = hygiene::missing_snapshots(manifest, &present);

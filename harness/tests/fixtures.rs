@@ -5,7 +5,7 @@
 
 use harness::fixtures::{self, check, file, points};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
-use oracles::workload::{Params, Point};
+use oracles::workload::{Params, WorkloadPoint};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -50,7 +50,7 @@ fn trials() -> Vec<Trial> {
     trials
 }
 
-fn point_matches_numpy_draw(fixture: &file::Fixture, seed: u32, point: Point) -> Result<(), Failed> {
+fn point_matches_numpy_draw(fixture: &file::Fixture, seed: u32, point: WorkloadPoint) -> Result<(), Failed> {
     let found = fixture
         .points
         .iter()
@@ -67,7 +67,7 @@ fn point_matches_numpy_draw(fixture: &file::Fixture, seed: u32, point: Point) ->
 }
 
 /// The whole file: header, point set and order as points.json, and byte-identical to `generate`.
-fn file_is_what_generate_writes(path: PathBuf, seed: u32, listed: &[Point]) -> Result<(), Failed> {
+fn file_is_what_generate_writes(path: PathBuf, seed: u32, listed: &[WorkloadPoint]) -> Result<(), Failed> {
     let result = check::check_seed(path.parent().unwrap(), seed, listed).map_err(|e| format!("{e:#}"))?;
     if result.ok() {
         Ok(())
@@ -91,7 +91,7 @@ fn derivation_trial() -> Trial {
         if !diffs.is_empty() {
             return Err(diffs.join("\n").into());
         }
-        // REFERENCE.md section 2: 29 over every framework, 28 from vLLM alone.
+        // docs/upstream.md §2: 29 over every framework, 28 from vLLM alone.
         let (all, vllm) = (derived.list.points.len(), derived.list.count_for("vllm"));
         if (all, vllm) != (29, 28) {
             return Err(format!("derived {all} points ({vllm} vllm), upstream printed 29 (28 vllm)").into());

@@ -1,13 +1,15 @@
-//! The committed `lockfiles/upstream.lock` against REFERENCE.md §8, and (when the team's
+//! The committed `lockfiles/upstream.lock` against docs/upstream.md §8, and (when the team's
 //! corpora are supplied) the vendored trees and the corpora against the lock.
 //!
 //! `lock/committed/*` always run: they read only the committed lock. `lock/verify/team_copy`
 //! needs `BLIS_MEASUREMENTS` (CI sets it) and the trees vendored first by
 //! `cargo xtask vendor --from ../shared/blis-artifacts`; without the variable it is listed as
-//! ignored, and with the variable set a missing tree or file makes it fail.
+//! ignored (failing under CI=true), and with the variable set a missing tree or file makes it fail.
+
+mod support;
 
 use harness::inputs::{Flags, InputKind, Inputs};
-use harness::lock::{self, file::section_name, Lock};
+use harness::lock::{self, Lock};
 use harness::task::Value;
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -15,7 +17,7 @@ fn committed() -> Result<Lock, Failed> {
     lock::load(&lock::default_lock_path()).map_err(|e| format!("{e:#}").into())
 }
 
-/// The pins are REFERENCE.md §8's, as `default_pins` spells them.
+/// The pins are docs/upstream.md §8's, as `default_pins` spells them.
 fn pins_are_section_8s() -> Result<(), Failed> {
     let lock = committed()?;
     let reference = lock::default_pins();
@@ -32,7 +34,7 @@ fn pins_are_section_8s() -> Result<(), Failed> {
         };
         if pin(ours) != pin(theirs) {
             return Err(format!(
-                "[{}] pins differ from REFERENCE.md §8: {:?} vs {:?}",
+                "[{}] pins differ from docs/upstream.md §8: {:?} vs {:?}",
                 ours.name(),
                 pin(ours),
                 pin(theirs)
@@ -43,7 +45,7 @@ fn pins_are_section_8s() -> Result<(), Failed> {
     Ok(())
 }
 
-/// REFERENCE.md §8 describes the team's copy: all 5 registry coefficient sets, all 88
+/// docs/upstream.md §8 describes the team's copy: all 5 registry coefficient sets, all 88
 /// scenarios, 5 of 9 hardware descriptors, 1 of 3 networks, 20 of 32 model graphs (plus the
 /// one devices/storage.yaml the catalog glob names). PROVENANCE.md lists 5 corpus files.
 fn counts_are_the_copys() -> Result<(), Failed> {
@@ -84,7 +86,7 @@ fn team_copy_verifies() -> Result<(), Failed> {
         return Err(format!("the lock does not verify:\n{}", out.report).into());
     }
     for kind in lock::file::SECTIONS {
-        let name = section_name(kind);
+        let name = kind.name();
         let matched = &out.values[&format!("{name}.files_matched")];
         let locked = &out.values[&format!("{name}.files_locked")];
         if matched != locked {
@@ -97,14 +99,15 @@ fn team_copy_verifies() -> Result<(), Failed> {
 
 fn main() {
     let args = Arguments::from_args();
-    let have_corpora = std::env::var_os("BLIS_MEASUREMENTS").is_some_and(|v| !v.is_empty());
     let trials = vec![
-        Trial::test("lock/committed/pins_are_reference_section_8", pins_are_section_8s),
+        Trial::test("lock/committed/pins_are_upstream_section_8", pins_are_section_8s),
         Trial::test("lock/committed/counts_are_the_team_copys", counts_are_the_copys),
-        Trial::test("lock/verify/team_copy", team_copy_verifies).with_ignored_flag(!have_corpora),
+        support::unless_missing(
+            Trial::test("lock/verify/team_copy", team_copy_verifies),
+            support::missing_corpora()
+                .map(|why| format!("{why} (and `cargo xtask vendor --from ../shared/blis-artifacts` first)"))
+                .as_deref(),
+        ),
     ];
-    if !have_corpora {
-        eprintln!("lock/verify/team_copy: ignored, needs BLIS_MEASUREMENTS (and `cargo xtask vendor --from ../shared/blis-artifacts` first)");
-    }
     libtest_mimic::run(&args, trials).exit();
 }

@@ -65,9 +65,8 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
-fn ci() -> bool {
-    std::env::var("CI").as_deref() == Ok("true")
-}
+mod support;
+use support::on_ci as ci;
 
 fn with_numpy(py: &str, test: Differential) -> Result<Completion, Failed> {
     if let Err(why) = numpy_version(py) {

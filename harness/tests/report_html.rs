@@ -8,17 +8,16 @@
 //! `corpus/...` trials need BLIS_MEASUREMENTS and the vendored scenario tree: ignored with the
 //! reason without them, failing under CI=true.
 
-use harness::gate::{self, evaluate::InProcess, tasks::Context, GateOptions, Manifest};
-use harness::inputs::{Flags, InputKind, Inputs};
+use harness::gate::{self, evaluate::InProcess, tasks::Context, GateOptions};
+use harness::inputs::{Flags, Inputs};
 use harness::report_html::{self, browser};
 use harness::score::{self, Selection};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::path::PathBuf;
 use std::time::Duration;
 
-fn on_ci() -> bool {
-    std::env::var("CI").as_deref() == Ok("true")
-}
+mod support;
+use support::on_ci;
 
 /// Runs `test` with the chromium on PATH, or says why it cannot.
 fn with_chromium(test: fn(PathBuf) -> Result<(), Failed>) -> Result<Completion, Failed> {
@@ -30,22 +29,14 @@ fn with_chromium(test: fn(PathBuf) -> Result<(), Failed>) -> Result<Completion, 
 }
 
 fn with_corpora(test: fn() -> Result<(), Failed>) -> Result<Completion, Failed> {
-    let inputs = Inputs::from_process(&Flags::default());
-    let have = inputs.present(InputKind::Measurements) && inputs.present(InputKind::Scenarios);
-    match (have, on_ci()) {
-        (true, _) => test().map(|()| Completion::Completed),
-        (false, true) => Err("CI=true but BLIS_MEASUREMENTS or the vendored scenario tree is missing".into()),
-        (false, false) => Ok(Completion::ignored_with(
-            "needs BLIS_MEASUREMENTS and the scenario tree (BLIS_SCENARIOS or `cargo xtask vendor`)",
-        )),
-    }
+    support::requires(support::missing_corpora_and_scenarios(), test)
 }
 
 /// The page `cargo xtask reproduce --report-html` writes, with whatever inputs this process has.
 fn gate_page() -> Result<String, Failed> {
     let inputs = Inputs::from_process(&Flags::default());
     let cx = Context { inputs, manifest: gate::manifest_path(), lock: harness::lock::default_lock_path() };
-    let manifest = Manifest::load(&cx.manifest).map_err(|e| format!("{e:#}"))?;
+    let manifest = harness::gate::load_manifest(&cx.manifest).map_err(|e| format!("{e:#}"))?;
     let results = gate::evaluate(&manifest, &cx, &InProcess(&cx), &GateOptions { only: &[] }, &mut |_, _, _| {});
     Ok(report_html::for_gate(&cx.inputs, &manifest, &results))
 }

@@ -7,10 +7,13 @@
 //! Tolerance: the published cells have two decimals, so a cell matches when our value rounded
 //! to two decimals prints the same digits (|round2(ours) - published| == 0). Counts are exact.
 
+mod support;
+
 use harness::inputs::{Flags, InputKind, Inputs};
-use harness::score::{self, gaps, render, Metric, Selection};
-use harness::task::{TaskOutput, Value};
+use harness::score::{self, gaps, render, ErrorMetric, Selection};
+use harness::task::TaskOutput;
 use libtest_mimic::{Arguments, Failed, Trial};
+use support::{count, number};
 use oracles::tiers::{ConfigTier, Tier};
 
 /// (row, arm, [TPOT shape, TPOT mape, TTFT shape, TTFT mape]) as published.
@@ -30,20 +33,6 @@ fn inputs() -> Inputs {
 
 fn headline(config_tier: Option<ConfigTier>) -> Result<TaskOutput, Failed> {
     score::task_headline(&inputs(), config_tier).map_err(|e| Failed::from(format!("{e}")))
-}
-
-fn count(out: &TaskOutput, key: &str) -> Result<u64, Failed> {
-    match out.values.get(key) {
-        Some(Value::Count(n)) => Ok(*n),
-        other => Err(format!("{key}: expected a count, found {other:?}").into()),
-    }
-}
-
-fn number(out: &TaskOutput, key: &str) -> Result<f64, Failed> {
-    match out.values.get(key) {
-        Some(Value::Number(x)) => Ok(*x),
-        other => Err(format!("{key}: expected a number, found {other:?}").into()),
-    }
 }
 
 fn expect_counts(out: &TaskOutput, expected: &[(&str, u64)]) -> Result<(), Failed> {
@@ -87,7 +76,7 @@ fn published_cells() -> Result<(), Failed> {
             Some(tier) => (&measured, tier),
             None => (&plain, row),
         };
-        for (metric, want) in Metric::ALL.iter().zip(cells) {
+        for (metric, want) in ErrorMetric::ALL.iter().zip(cells) {
             let key = format!("{tier}.{arm}.{}", metric.key());
             let got = format!("{:.2}", number(out, &key)?);
             checked += 1;
@@ -98,7 +87,7 @@ fn published_cells() -> Result<(), Failed> {
     }
     // The measured tier's MEASURED-OR-RESOLVED row is the one of the plain run.
     for (arm, cells) in [("aisimulate", PUBLISHED_CELLS[0].2), ("aic", PUBLISHED_CELLS[1].2)] {
-        for (metric, want) in Metric::ALL.iter().zip(cells) {
+        for (metric, want) in ErrorMetric::ALL.iter().zip(cells) {
             let got = format!("{:.2}", number(&measured, &format!("measured_or_resolved.{arm}.{}", metric.key()))?);
             if got != want {
                 wrong.push(format!("measured tier M-O-R {arm} {}: ours {got}, published {want}", metric.title()));
@@ -110,7 +99,7 @@ fn published_cells() -> Result<(), Failed> {
 }
 
 /// The wrong definitions must not reproduce the published cell: shape with the anchor included
-/// (REFERENCE.md section 4), and a published arm NOT re-anchored to its own first point.
+/// (docs/upstream.md §4), and a published arm NOT re-anchored to its own first point.
 fn wrong_definitions_miss_the_published_cell() -> Result<(), Failed> {
     let (c, _) = loaded()?;
     let (mut inclusive, mut not_reanchored) = (Vec::new(), Vec::new());
@@ -156,7 +145,7 @@ fn cannot_express_is_derived_from_scenario_fields() -> Result<(), Failed> {
     let scored = score::score(&c, &s, &score::corpus_arms(&c.e2e), &Selection::vllm(None));
     let keys: Vec<&str> = scored.inexpressible_keys.iter().map(String::as_str).collect();
     if keys != ["max_cudagraph_capture_size"] {
-        return Err(format!("REFERENCE.md section 6 names one such key; found {keys:?}").into());
+        return Err(format!("docs/upstream.md §6 names one such key; found {keys:?}").into());
     }
     Ok(())
 }
@@ -218,7 +207,7 @@ fn gaps_trial() -> Trial {
 
 fn main() {
     let args = Arguments::from_args();
-    let have = std::env::var_os(InputKind::Measurements.env_var()).is_some_and(|v| !v.is_empty());
+    let missing = support::missing_corpora();
     let mut trials = vec![
         Trial::test("headline/vllm_all_tiers/counts", counts_all_tiers),
         Trial::test("headline/vllm_measured_tier/counts", counts_measured_tier),
@@ -232,12 +221,11 @@ fn main() {
         snapshot("score__kernelscore_tpot", || Ok(render::kernelscore(&scored(None)?))),
         snapshot("score__dropped_sweeps", || Ok(render::dropped(&scored(None)?))),
     ];
-    if have {
+    if missing.is_none() {
         trials.push(gaps_trial());
     } else {
         trials.push(Trial::test("gaps/vllm/partial_copy_gaps_are_labelled_and_summary_snapshot", || Ok(())));
-        trials = trials.into_iter().map(|t| t.with_ignored_flag(true)).collect();
-        eprintln!("score_corpus: every trial ignored: needs BLIS_MEASUREMENTS (and a scenario tree: BLIS_SCENARIOS or `cargo xtask vendor`)");
     }
+    let trials = trials.into_iter().map(|t| support::unless_missing(t, missing.as_deref())).collect();
     libtest_mimic::run(&args, trials).exit();
 }

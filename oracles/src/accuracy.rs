@@ -1,4 +1,4 @@
-//! AISimulate's published accuracy definitions (REFERENCE.md section 4), as pure functions.
+//! AISimulate's published accuracy definitions (docs/upstream.md §4), as pure functions.
 //!
 //! Source of the definitions: AIS `scripts/e2e_accuracy/build_e2e_accuracy_overview.py` and
 //! its test `tests/test_e2e_accuracy_overview.py`. The arms (aisimulate, aic) and the metrics
@@ -10,26 +10,27 @@
 
 use std::fmt;
 
-/// A predictor whose published numbers ship inside the corpora.
+/// A predictor whose published numbers ship inside the corpora (AISimulate, AIC); the scorer's
+/// `harness::score::Arm` is any predictor with its values, simulated ones included.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Arm {
+pub enum PublishedArm {
     Aisimulate,
     Aic,
 }
 
-impl Arm {
-    pub const ALL: [Arm; 2] = [Arm::Aisimulate, Arm::Aic];
+impl PublishedArm {
+    pub const ALL: [PublishedArm; 2] = [PublishedArm::Aisimulate, PublishedArm::Aic];
 
     /// The key used in the corpora and in value names (`aisimulate.tpot...`).
     pub fn key(self) -> &'static str {
         match self {
-            Arm::Aisimulate => "aisimulate",
-            Arm::Aic => "aic",
+            PublishedArm::Aisimulate => "aisimulate",
+            PublishedArm::Aic => "aic",
         }
     }
 }
 
-impl fmt::Display for Arm {
+impl fmt::Display for PublishedArm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.key())
     }
@@ -302,6 +303,12 @@ impl Status {
     }
 }
 
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
 /// `status_counts` as published: `unknown` counts rows whose status is none of the three
 /// (always 0 in anything this project accepts, since readers reject such rows).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -399,18 +406,18 @@ pub struct Row {
 
 impl Row {
     /// The arm's latencies as the overview uses them: AISimulate's only on success rows.
-    pub fn arm(&self, arm: Arm) -> Latencies {
+    pub fn arm(&self, arm: PublishedArm) -> Latencies {
         match arm {
-            Arm::Aic => self.aic,
-            Arm::Aisimulate if self.status == Status::Success => self.aisimulate,
-            Arm::Aisimulate => Latencies::default(),
+            PublishedArm::Aic => self.aic,
+            PublishedArm::Aisimulate if self.status == Status::Success => self.aisimulate,
+            PublishedArm::Aisimulate => Latencies::default(),
         }
     }
 }
 
 /// Published relatives of one row for one arm and metric, anchored on the measured value of
 /// the lowest-concurrency row of the row's topology.
-pub fn relatives(rows: &[Row], arm: Option<Arm>, metric: Metric) -> Vec<Option<f64>> {
+pub fn relatives(rows: &[Row], arm: Option<PublishedArm>, metric: Metric) -> Vec<Option<f64>> {
     rows.iter()
         .map(|row| {
             let anchor = rows
@@ -453,7 +460,7 @@ pub fn published_rows(rows: &[Row]) -> Vec<&Row> {
 
 /// One arm's MAPE and shape error over `rows`, recomputed from raw values (never from the
 /// figures of sub-levels).
-pub fn arm_figures(rows: &[&Row], arm: Arm, definition: ShapeDefinition) -> ArmFigures {
+pub fn arm_figures(rows: &[&Row], arm: PublishedArm, definition: ShapeDefinition) -> ArmFigures {
     let complete: Vec<&Row> = rows
         .iter()
         .copied()

@@ -2,7 +2,7 @@
 //!
 //! A manifest line is `<64 lowercase hex>  <relpath>` (two spaces, as `sha256sum` prints it,
 //! so `sha256sum -c` can check a vendored tree by hand), lines sorted bytewise by path
-//! (BLK `scripts/fetch-testdata.sh` writes `.upstream-manifest` this way; REFERENCE.md §8).
+//! (BLK `scripts/fetch-testdata.sh` writes `.upstream-manifest` this way; docs/upstream.md §8).
 //! Nothing here touches a file: callers hand in bytes or a reader.
 
 use sha2::{Digest as _, Sha256};

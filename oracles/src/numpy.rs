@@ -1,8 +1,8 @@
 //! numpy's legacy global generator: what `np.random.seed(s)` followed by
-//! `np.random.randint(low, high, size)` draws (REFERENCE.md section 1).
+//! `np.random.randint(low, high, size)` draws (docs/upstream.md §1).
 //!
 //! The word stream is MT19937 seeded with the reference `init_genrand` routine, which is what
-//! `rand_mt::Mt::new(u32)` implements; the known-answer tests (`harness/tests/numpy_known_answers.rs`
+//! `rand_mt::Mt::new(u32)` implements; the known-answer tests (`harness/tests/it/numpy_known_answers.rs`
 //! on `testdata/numpy/known_answers.json`, written by real numpy) prove that, they do not assume it.
 //! The bounded-integer rules follow numpy `random/_bounded_integers.pyx` (`_rand_int64`) and
 //! `random/src/distributions/distributions.c` (`random_bounded_uint64_fill`, masked branch: the
@@ -154,7 +154,7 @@ fn smallest_all_ones_at_least(max: u64) -> u64 {
 mod tests {
     use super::*;
 
-    // The check values REFERENCE.md section 1 quotes from numpy.
+    // The check values docs/upstream.md §1 quotes from numpy.
     #[test]
     fn seed0_randint_819_1025_matches_numpy() {
         let mut rs = RandomState::seed(0);

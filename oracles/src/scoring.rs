@@ -1,4 +1,4 @@
-//! How upstream scores a predictor against the measured sweeps (REFERENCE.md section 6; IS
+//! How upstream scores a predictor against the measured sweeps (docs/upstream.md §6; IS
 //! `cmd/metricscore` and `sim/kernelmodel/harness/`). Pure functions over one sweep's values
 //! in concurrency order; errors are signed percentages, tables print the mean of |e|.
 //!
@@ -158,8 +158,8 @@ mod tests {
         (a - b).abs() < 1e-9
     }
 
-    // AISimulate's own test rows (AIS tests/test_e2e_accuracy_overview.py, REFERENCE.md
-    // section 4): topology Alpha, concurrency 1 and 2, times in ms. Relatives are against the
+    // AISimulate's own test rows (AIS tests/test_e2e_accuracy_overview.py, docs/upstream.md
+    // §4): topology Alpha, concurrency 1 and 2, times in ms. Relatives are against the
     // MEASURED anchor, as the corpus stores them.
     const MEASURED_TTFT: [f64; 2] = [100.0, 200.0];
     const MEASURED_TPOT: [f64; 2] = [10.0, 20.0];

@@ -1,5 +1,5 @@
 //! Which engine settings a vLLM point ran with, where each came from, and the tiers of the
-//! headline table (REFERENCE.md sections 6 and 8; the rules and the counts they reproduce are
+//! headline table (docs/upstream.md §6 and §8; the rules and the counts they reproduce are
 //! written down in docs/tiers.md).
 //!
 //! Nothing here reads a file: the harness hands in what the corpora and the scenario files
@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 /// The four engine settings whose provenance the scorer tracks and the BLIS runner writes into
-/// each point's scenario (REFERENCE.md sections 6 and 7).
+/// each point's scenario (docs/upstream.md §6 and §7).
 pub const TRACKED_SETTINGS: [&str; 4] =
     ["max_num_seqs", "max_num_batched_tokens", "block_size", "enable_prefix_caching"];
 
@@ -54,14 +54,14 @@ pub struct VllmDefaults {
     pub enable_prefix_caching: bool,
 }
 
-/// vLLM's defaults by device (REFERENCE.md section 6). The batch pair is vLLM
+/// vLLM's defaults by device (docs/upstream.md §6). The batch pair is vLLM
 /// `vllm/engine/arg_utils.py` `EngineArgs.get_batch_defaults` (read at vLLM 0.22), reproduced
 /// upstream in IS `sim/kernelmodel/vllm_defaults.go`, for the OpenAI-API server usage context:
 /// total device memory >= 160 GiB: 1024 / 16384; >= 70 GiB and a name without "a100":
 /// 1024 / 8192; otherwise 256 / 2048. Tensor and pipeline width do not enter.
 /// Prefix caching is on by default in vLLM (V1 engine). The block size on CUDA is 16 (vLLM
 /// `vllm/platforms/cuda.py` `check_and_update_config` fills an unset block size with 16; this
-/// one is our reading of vLLM, not stated in REFERENCE.md).
+/// one is our reading of vLLM; docs/upstream.md §6 gives the batch pair only).
 pub fn vllm_defaults(device_name: &str, memory_gib: f64) -> VllmDefaults {
     let (max_num_seqs, max_num_batched_tokens) = if memory_gib >= 160.0 {
         (1024, 16384)
@@ -78,7 +78,7 @@ pub fn vllm_defaults(device_name: &str, memory_gib: f64) -> VllmDefaults {
 pub enum MemorySource {
     /// `MemoryGiB` of the catalog's hardware descriptor.
     Catalog,
-    /// The public per-GPU figure of REFERENCE.md section 8, used where the catalog copy lacks
+    /// The public per-GPU figure of docs/upstream.md §8, used where the catalog copy lacks
     /// the descriptor.
     PublicFact,
 }
@@ -89,7 +89,7 @@ pub struct DeviceMemory {
     pub source: MemorySource,
 }
 
-/// Public per-GPU memory (REFERENCE.md section 8: A100 SXM 80 GB, H100 SXM 80 GB, H200 141 GB,
+/// Public per-GPU memory (docs/upstream.md §8: A100 SXM 80 GB, H100 SXM 80 GB, H200 141 GB,
 /// B200 180 GB, B300 288 GB, GB300 288 GB), in decimal GB as published. Names are the corpus's
 /// or the catalog's (`a100-sxm` is `a100`).
 pub fn public_memory_gb(device: &str) -> Option<f64> {

@@ -1,5 +1,5 @@
 //! The InferenceX benchmark's random workload: the per-request input and output lengths one
-//! benchmark point draws (REFERENCE.md section 2; INFX `utils/bench_serving/benchmark_serving.py`,
+//! benchmark point draws (docs/upstream.md §2; INFX `utils/bench_serving/benchmark_serving.py`,
 //! random dataset).
 
 use crate::numpy::{RandintError, RandomState};
@@ -14,13 +14,13 @@ pub const INFERENCEX_REQUESTS_PER_CONCURRENCY: u32 = 10;
 
 /// One benchmark point: the workload's input and output lengths and the client concurrency.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Point {
+pub struct WorkloadPoint {
     pub isl: u32,
     pub osl: u32,
     pub concurrency: u32,
 }
 
-impl Point {
+impl WorkloadPoint {
     /// `1k1k-c64` for 1024:1024 at concurrency 64; lengths that are not whole KiB stay numeric
     /// (`1000x1k-c1`).
     pub fn label(&self) -> String {
@@ -45,7 +45,7 @@ impl Point {
     }
 }
 
-impl fmt::Display for Point {
+impl fmt::Display for WorkloadPoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.label())
     }
@@ -69,7 +69,7 @@ impl Params {
         }
     }
 
-    pub fn num_prompts(&self, point: &Point) -> usize {
+    pub fn num_prompts(&self, point: &WorkloadPoint) -> usize {
         self.requests_per_concurrency as usize * point.concurrency as usize
     }
 }
@@ -120,7 +120,7 @@ impl std::error::Error for DrawError {}
 /// The lengths one benchmark process draws for `point`: a fresh `np.random.seed(seed)`, the
 /// prefix draw of size 0 (nothing), all input lengths, then all output lengths. The token-id
 /// draws that follow do not affect lengths and are not made.
-pub fn draw(params: &Params, point: &Point) -> Result<Lengths, DrawError> {
+pub fn draw(params: &Params, point: &WorkloadPoint) -> Result<Lengths, DrawError> {
     let ratio = params.range_ratio;
     let n = params.num_prompts(point);
     let mut rs = RandomState::seed(params.seed);
@@ -139,7 +139,7 @@ pub fn draw(params: &Params, point: &Point) -> Result<Lengths, DrawError> {
 mod tests {
     use super::*;
 
-    const P1K1K_C1: Point = Point { isl: 1024, osl: 1024, concurrency: 1 };
+    const P1K1K_C1: WorkloadPoint = WorkloadPoint { isl: 1024, osl: 1024, concurrency: 1 };
 
     #[test]
     fn lower_bound_is_pythons_float_truncation() {
@@ -153,15 +153,15 @@ mod tests {
     #[test]
     fn labels_follow_inferencex() {
         assert_eq!(P1K1K_C1.label(), "1k1k-c1");
-        assert_eq!(Point { isl: 1024, osl: 8192, concurrency: 64 }.label(), "1k8k-c64");
-        assert_eq!(Point { isl: 8192, osl: 1024, concurrency: 512 }.label(), "8k1k-c512");
-        assert_eq!(Point { isl: 1000, osl: 1024, concurrency: 2 }.label(), "1000x1k-c2");
+        assert_eq!(WorkloadPoint { isl: 1024, osl: 8192, concurrency: 64 }.label(), "1k8k-c64");
+        assert_eq!(WorkloadPoint { isl: 8192, osl: 1024, concurrency: 512 }.label(), "8k1k-c512");
+        assert_eq!(WorkloadPoint { isl: 1000, osl: 1024, concurrency: 2 }.label(), "1000x1k-c2");
     }
 
     #[test]
     fn first_inputs_at_1k1k_are_numpys_seed0_draws() {
-        // REFERENCE.md section 1: the first ten at 1024:1024.
-        let point = Point { isl: 1024, osl: 1024, concurrency: 1 };
+        // docs/upstream.md §1: the first ten at 1024:1024.
+        let point = WorkloadPoint { isl: 1024, osl: 1024, concurrency: 1 };
         let lengths = draw(&Params::inferencex(0), &point).unwrap();
         assert_eq!(lengths.input, vec![991, 866, 936, 1011, 886, 1014, 922, 828, 840, 855]);
         assert_eq!(lengths.output.len(), 10);
@@ -171,7 +171,7 @@ mod tests {
     fn outputs_start_after_all_inputs_so_they_depend_on_concurrency() {
         let params = Params::inferencex(0);
         let c1 = draw(&params, &P1K1K_C1).unwrap();
-        let c2 = draw(&params, &Point { concurrency: 2, ..P1K1K_C1 }).unwrap();
+        let c2 = draw(&params, &WorkloadPoint { concurrency: 2, ..P1K1K_C1 }).unwrap();
         assert_eq!(c1.input[..], c2.input[..10], "same seed, same input prefix");
         assert_ne!(c1.output[..], c2.output[..10]);
         let mut rs = RandomState::seed(0);
@@ -181,7 +181,7 @@ mod tests {
 
     #[test]
     fn lengths_stay_inside_the_inclusive_bounds() {
-        let point = Point { isl: 8192, osl: 1024, concurrency: 64 };
+        let point = WorkloadPoint { isl: 8192, osl: 1024, concurrency: 64 };
         let lengths = draw(&Params::inferencex(3), &point).unwrap();
         assert!(lengths.input.iter().all(|l| (6553..=8192).contains(l)));
         assert!(lengths.output.iter().all(|l| (819..=1024).contains(l)));

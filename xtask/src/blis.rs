@@ -154,15 +154,7 @@ pub fn run(cmd: Command) -> Result<u8> {
 }
 
 fn finish(result: Result<bool, TaskError>) -> Result<u8> {
-    match result {
-        Ok(true) => Ok(exit::OK),
-        Ok(false) => Ok(exit::FAILED),
-        Err(TaskError::Refused(r)) => {
-            eprintln!("refused: {r}");
-            Ok(exit::REFUSED)
-        }
-        Err(TaskError::Failed(e)) => Err(e),
-    }
+    crate::outcome::exit_code(result.map(|ok| if ok { exit::OK } else { exit::FAILED }))
 }
 
 fn run_file(path: &std::path::Path, args: &RunArgs, inputs: &Inputs) -> Result<u8> {
@@ -196,14 +188,12 @@ fn run_file(path: &std::path::Path, args: &RunArgs, inputs: &Inputs) -> Result<u
 pub fn score_arm(
     args: &RunArgs,
     inputs: &Inputs,
-    corpora: &harness::score::Corpora,
-    scenarios: &harness::corpus::scenario::ScenarioSet,
-    selection: &harness::score::Selection,
+    resolved: &[harness::score::resolve::ResolvedSweep],
 ) -> Result<blis::arm::Column, TaskError> {
     let needed_for = "the BLIS column";
     let opts = args.options(inputs, needed_for)?;
     let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?;
-    let col = blis::arm::column(corpora, scenarios, scenarios_dir, selection, &opts)?;
+    let col = blis::arm::column(resolved, scenarios_dir, &opts)?;
     args.write_report(&opts, &col.outcomes)?;
     for note in col.notes.iter().filter(|n| !n.contains("not modelled by this release")) {
         eprintln!("blis: no value: {note}");

@@ -61,10 +61,7 @@ fn derive_points(inputs: &InputArgs, check_only: bool, dir: &std::path::Path) ->
     let resolved = inputs.resolve();
     let measurements = match resolved.require_dir(InputKind::Measurements, "fixtures points") {
         Ok(path) => path,
-        Err(refusal) => {
-            eprintln!("refused: {refusal}");
-            return Ok(exit::REFUSED);
-        }
+        Err(refusal) => return Ok(crate::outcome::refused(&refusal)),
     };
     let derived = points::derive(measurements)?;
     let target = dir.join(points::FILE_NAME);
@@ -140,9 +137,9 @@ fn check_all(inputs: &InputArgs, dir: &std::path::Path) -> Result<u8> {
             "points: derivation not checked (pass --measurements DIR or set BLIS_MEASUREMENTS)"
         ),
         Err(refusal) => {
-            eprintln!("refused: {refusal}");
+            let refused = crate::outcome::refused(&refusal);
             if code == exit::OK {
-                code = exit::REFUSED;
+                code = refused;
             }
         }
     }

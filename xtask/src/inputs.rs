@@ -2,8 +2,9 @@
 
 use std::path::PathBuf;
 
+/// The data inputs: the corpora and the three trees (`lock verify` takes exactly these).
 #[derive(clap::Args, Clone, Debug, Default)]
-pub struct InputArgs {
+pub struct DataArgs {
     /// Folder of the measurement corpora [env: BLIS_MEASUREMENTS; default: testdata/measurements
     /// once `cargo xtask vendor --fetch` has fetched it]
     #[arg(long, value_name = "DIR")]
@@ -17,6 +18,13 @@ pub struct InputArgs {
     /// Scenario files [env: BLIS_SCENARIOS; default: testdata/scenarios]
     #[arg(long, value_name = "DIR")]
     pub scenarios: Option<PathBuf>,
+}
+
+/// Every input flag: the data inputs and the `blis` binary.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct InputArgs {
+    #[command(flatten)]
+    pub data: DataArgs,
     /// The `blis` binary [env: BLIS_BIN]
     #[arg(long, value_name = "PATH")]
     pub blis: Option<PathBuf>,
@@ -35,12 +43,19 @@ impl InputArgs {
     }
 
     fn resolve_unchecked(&self) -> harness::inputs::Inputs {
-        harness::inputs::Inputs::from_process(&harness::inputs::Flags {
+        harness::inputs::Inputs::from_process(&self.data.flags(self.blis.clone()))
+    }
+}
+
+impl DataArgs {
+    /// The flags as harness takes them, with `blis` as given.
+    pub fn flags(&self, blis: Option<PathBuf>) -> harness::inputs::Flags {
+        harness::inputs::Flags {
             measurements: self.measurements.clone(),
             catalog: self.catalog.clone(),
             registry: self.registry.clone(),
             scenarios: self.scenarios.clone(),
-            blis: self.blis.clone(),
-        })
+            blis,
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! trees, a live checkout, or a new source.
 
 use anyhow::Result;
-use harness::inputs::{Flags, InputKind, Inputs, Origin};
+use harness::inputs::{InputKind, Inputs, Origin};
 use harness::lock::{self, vendor, verify};
 use harness::task::exit;
 use std::path::PathBuf;
@@ -19,18 +19,9 @@ pub enum Command {
 
 #[derive(clap::Args)]
 pub struct VerifyArgs {
-    /// Also check this folder of measurement corpora [env: BLIS_MEASUREMENTS]
-    #[arg(long, value_name = "DIR")]
-    measurements: Option<PathBuf>,
-    /// Check this blis-catalog checkout instead of testdata/catalog [env: BLIS_CATALOG]
-    #[arg(long, value_name = "DIR")]
-    catalog: Option<PathBuf>,
-    /// Check this blis-registry checkout instead of testdata/registry [env: BLIS_REGISTRY]
-    #[arg(long, value_name = "DIR")]
-    registry: Option<PathBuf>,
-    /// Check this scenario folder instead of testdata/scenarios [env: BLIS_SCENARIOS]
-    #[arg(long, value_name = "DIR")]
-    scenarios: Option<PathBuf>,
+    /// What to check instead of the vendored trees (and, with the corpora, those too).
+    #[command(flatten)]
+    data: crate::inputs::DataArgs,
     /// The lock [default: lockfiles/upstream.lock]
     #[arg(long, value_name = "FILE", hide = true)]
     lockfile: Option<PathBuf>,
@@ -78,17 +69,11 @@ pub fn run(cmd: Command) -> Result<u8> {
 
 fn run_verify(args: VerifyArgs) -> Result<u8> {
     let lock = lock::load(&args.lockfile.unwrap_or_else(lock::default_lock_path))?;
-    let mut inputs = Inputs::from_process(&Flags {
-        measurements: args.measurements,
-        catalog: args.catalog,
-        registry: args.registry,
-        scenarios: args.scenarios,
-        blis: None,
-    });
+    let mut inputs = Inputs::from_process(&args.data.flags(None));
     if let Some(testdata) = &args.testdata {
         for slot in [&mut inputs.catalog, &mut inputs.registry, &mut inputs.scenarios] {
             if let Some(input) = slot.as_mut().filter(|i| i.origin == Origin::Vendored) {
-                input.path = testdata.join(lock::file::section_name(input.kind));
+                input.path = testdata.join(input.kind.name());
             }
         }
         // The fetched corpora's default, as `Inputs` finds it under the workspace's testdata/.
@@ -107,7 +92,7 @@ fn run_verify(args: VerifyArgs) -> Result<u8> {
         if let Some(input) = inputs.get(kind).filter(|i| i.is_override()) {
             eprintln!(
                 "note: {} read from {}",
-                lock::file::section_name(kind),
+                kind.name(),
                 input.source_label()
             );
         }

@@ -1,6 +1,6 @@
 //! `cargo xtask <task>`: the command line of blis-repro. Each task lives in its own module and
 //! does nothing but parse its flags and call into `harness`; paths are resolved from the
-//! workspace root, never from the working directory.
+//! workspace root, found at run time (harness::paths).
 
 mod bench;
 mod blis;
@@ -10,6 +10,7 @@ mod fuzz;
 mod inputs;
 mod lock;
 mod oracle;
+mod outcome;
 mod reproduce;
 mod score;
 mod vendor;
@@ -64,6 +65,12 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // The root is found at run time (harness::paths); a binary started outside every clone
+    // says so before any task reads or writes a path.
+    if let Err(e) = harness::paths::try_workspace_root() {
+        eprintln!("error: {e}");
+        return ExitCode::from(exit::FAILED);
+    }
     let result = match cli.task {
         Task::Reproduce(args) => reproduce::run(args),
         Task::Fixtures(cmd) => fixtures::run(cmd),

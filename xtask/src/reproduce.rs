@@ -4,7 +4,7 @@
 
 use crate::inputs::InputArgs;
 use anyhow::{Context as _, Result};
-use harness::gate::{self, evaluate::InProcess, report, tasks::Context, Manifest, Renderer};
+use harness::gate::{self, evaluate::InProcess, report, tasks::Context, Renderer};
 use harness::task::{exit, TaskError};
 use std::path::PathBuf;
 use std::process::Command;
@@ -64,7 +64,7 @@ pub fn run(args: Args) -> Result<u8> {
         print!("{}", InProcess(&cx).render(task)?);
         return Ok(exit::OK);
     }
-    let manifest = Manifest::load(&manifest_path)?;
+    let manifest = harness::gate::load_manifest(&manifest_path)?;
     // A baseline that cannot run is bad input, said before the gate's work, not after.
     if let Some(path) = &args.baseline_blis {
         if let Err(TaskError::Failed(e)) = harness::blis::baseline::validate_baseline(path) {
@@ -151,7 +151,7 @@ pub fn run(args: Args) -> Result<u8> {
 /// both config tiers), run quietly through the shared cache as the headline task runs BLIS.
 fn baseline_comparison(
     cx: &Context,
-    manifest: &Manifest,
+    manifest: &gate::Manifest,
     manifest_path: &std::path::Path,
     baseline: &std::path::Path,
 ) -> Result<harness::blis::baseline::Comparison, TaskError> {
@@ -178,7 +178,8 @@ fn baseline_comparison(
     let mut base = candidate.clone();
     base.binary = cmp::validate_baseline(baseline)?;
     let selection = harness::score::Selection::vllm(None);
-    cmp::compare(&corpora, &scenarios, &scenarios_dir, &selection, &candidate, &base, &rule)
+    let resolved = harness::score::resolve::resolve(&corpora, &scenarios, Some(&candidate.catalog), &selection);
+    cmp::compare(&resolved, &scenarios_dir, &candidate, &base, &rule)
 }
 
 /// Renders a task in a fresh process of this same binary, so two renderings share no state.
@@ -201,17 +202,9 @@ impl Renderer for ChildProcess<'_> {
         if !self.rendered.borrow_mut().insert(task.to_string()) {
             cmd.arg("--render-uncached");
         }
-        let i = &self.args.inputs;
-        for (flag, value) in [
-            ("--measurements", &i.measurements),
-            ("--catalog", &i.catalog),
-            ("--registry", &i.registry),
-            ("--scenarios", &i.scenarios),
-            ("--blis", &i.blis),
-        ] {
-            if let Some(v) = value {
-                cmd.arg(flag).arg(v);
-            }
+        let flags = self.args.inputs.data.flags(self.args.inputs.blis.clone());
+        for (kind, path) in flags.given() {
+            cmd.arg(kind.flag()).arg(path);
         }
         let out = cmd.output().with_context(|| format!("starting a process to render `{task}`"))?;
         if !out.status.success() {

@@ -51,14 +51,7 @@ fn parse_config_tier(text: &str) -> Result<ConfigTier, String> {
 
 pub fn run(args: Args) -> Result<u8> {
     let inputs = args.inputs.resolve();
-    match run_inner(&args, &inputs) {
-        Ok(code) => Ok(code),
-        Err(TaskError::Refused(r)) => {
-            eprintln!("refused: {r}");
-            Ok(exit::REFUSED)
-        }
-        Err(TaskError::Failed(e)) => Err(e),
-    }
+    crate::outcome::exit_code(run_inner(&args, &inputs))
 }
 
 /// Exit 0, or 1 when BLIS was asked for and a point failed or none has a value (the table is
@@ -74,11 +67,14 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
     };
     let (corpora, scenarios) = score::load_inputs(inputs)?;
     let selection = score::Selection { framework: args.framework.clone(), config_tier: args.config_tier };
+    let catalog = inputs.get(InputKind::Catalog).map(|c| c.path.as_path());
+    // Resolved once: the BLIS arm runs these points and the scorer scores them.
+    let resolved = score::resolve::resolve(&corpora, &scenarios, catalog, &selection);
     if let Some(baseline) = &args.baseline_blis {
-        return against_baseline(args, inputs, baseline, &corpora, &scenarios, &selection);
+        return against_baseline(args, inputs, baseline, &resolved);
     }
     let column = match inputs.get(InputKind::Blis) {
-        Some(_) => Some(crate::blis::score_arm(&args.blis, inputs, &corpora, &scenarios, &selection)?),
+        Some(_) => Some(crate::blis::score_arm(&args.blis, inputs, &resolved.sweeps)?),
         None => None,
     };
     let mut code = exit::OK;
@@ -96,7 +92,7 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
         }
     }
     let arms = score::headline_arms(&corpora.e2e, column.map(|c| c.arm));
-    let scored = score::score(&corpora, &scenarios, &arms, &selection);
+    let scored = score::score_resolved(&resolved, &arms);
     let catalog = inputs.get(InputKind::Catalog).map(|c| c.path.as_path()).filter(|p| p.is_dir());
     let text = format!(
         "{}\n{}",
@@ -131,9 +127,7 @@ fn against_baseline(
     args: &Args,
     inputs: &harness::inputs::Inputs,
     baseline: &std::path::Path,
-    corpora: &score::Corpora,
-    scenarios: &harness::corpus::scenario::ScenarioSet,
-    selection: &score::Selection,
+    resolved: &score::resolve::Resolved,
 ) -> Result<u8, TaskError> {
     let needed_for = "the baseline comparison (--baseline-blis)";
     if inputs.get(InputKind::Blis).is_none() {
@@ -148,11 +142,11 @@ fn against_baseline(
     let mut base = candidate.clone();
     base.binary = harness::blis::baseline::validate_baseline(baseline)?;
     let manifest_path = harness::gate::manifest_path();
-    let manifest = harness::gate::Manifest::load(&manifest_path)?;
+    let manifest = harness::gate::load_manifest(&manifest_path)?;
     let rule = harness::blis::baseline::rule_of(&manifest, &manifest_path)?;
     let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?;
     let cmp =
-        harness::blis::baseline::compare(corpora, scenarios, scenarios_dir, selection, &candidate, &base, &rule)?;
+        harness::blis::baseline::compare(resolved, scenarios_dir, &candidate, &base, &rule)?;
     let text = format!("{}\n{}\n{}", score::render::report(&cmp.scored), cmp.render(), cmp.cache_lines());
     if let Err(e) = std::io::stdout().lock().write_all(text.as_bytes()) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
@@ -160,7 +154,7 @@ fn against_baseline(
         }
     }
     if let Some(file) = &args.report_html {
-        let html = harness::report_html::for_score(&cmp.scored, corpora, &cmp.arms, Vec::new());
+        let html = harness::report_html::for_score(&cmp.scored, resolved.corpora, &cmp.arms, Vec::new());
         harness::atomic::write(file, html.as_bytes())?;
         eprintln!("HTML report written to {}", file.display());
     }

@@ -5,14 +5,12 @@
 //! the vendored trees (`.ci/run` provides both); ignored with the reason otherwise, failing
 //! under `CI=true`.
 
-use assert_cmd::Command;
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
+mod support;
+use support::{root as workspace_root, xtask};
 
 fn git(dir: &Path, args: &[&str]) -> Result<String, Failed> {
     let out = std::process::Command::new("git")
@@ -45,14 +43,6 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
-fn xtask(cwd: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("xtask").unwrap();
-    cmd.current_dir(cwd);
-    for var in ["BLIS_MEASUREMENTS", "BLIS_CATALOG", "BLIS_REGISTRY", "BLIS_SCENARIOS", "BLIS_BIN"] {
-        cmd.env_remove(var);
-    }
-    cmd
-}
 
 fn totals(out: &std::process::Output) -> Result<String, Failed> {
     let text = String::from_utf8(out.stdout.clone())?;

@@ -8,24 +8,12 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
-const INPUT_VARS: [&str; 6] = [
-    "BLIS_MEASUREMENTS",
-    "BLIS_CATALOG",
-    "BLIS_REGISTRY",
-    "BLIS_SCENARIOS",
-    "BLIS_BIN",
-    "BLIS_IGNORE_VENDORED",
-];
+mod support;
 
 /// The command under test, started outside the workspace with no BLIS_* variable leaking in.
 fn error_definition() -> Command {
-    let mut cmd = Command::cargo_bin("xtask").expect("xtask binary");
-    cmd.current_dir(std::env::temp_dir()).args(["oracle", "error-definition"]);
-    for var in INPUT_VARS {
-        cmd.env_remove(var);
-    }
-    // Set but empty: no corpora, not even the ones `vendor --fetch` may have put in testdata/.
-    cmd.env("BLIS_MEASUREMENTS", "");
+    let mut cmd = support::xtask_without_corpora(&std::env::temp_dir());
+    cmd.args(["oracle", "error-definition"]);
     cmd
 }
 

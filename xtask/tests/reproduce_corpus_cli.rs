@@ -21,12 +21,8 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+mod support;
+use support::root as workspace_root;
 
 /// The team's corpora and the vendored trees, or why they are not here.
 fn team_inputs() -> Result<PathBuf, String> {
@@ -59,17 +55,7 @@ fn with_team_inputs(test: fn(&Path) -> Result<(), Failed>) -> Result<Completion,
 
 fn reproduce(corpora: &Path) -> Command {
     let trees = workspace_root().join("testdata");
-    let mut cmd = Command::cargo_bin("xtask").unwrap();
-    cmd.current_dir(std::env::temp_dir());
-    for var in [
-        "BLIS_BIN",
-        "BLIS_CATALOG",
-        "BLIS_REGISTRY",
-        "BLIS_SCENARIOS",
-        "BLIS_IGNORE_VENDORED",
-    ] {
-        cmd.env_remove(var);
-    }
+    let mut cmd = support::xtask(&std::env::temp_dir());
     cmd.args(["reproduce", "--measurements"]).arg(corpora);
     for tree in ["catalog", "registry", "scenarios"] {
         cmd.arg(format!("--{tree}")).arg(trees.join(tree));

@@ -5,12 +5,11 @@
 //! reason; under `CI=true` they fail instead.
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
+mod support;
+use support::root as workspace_root;
 
 fn lint_dir() -> PathBuf {
     workspace_root().join(".ci/lint")

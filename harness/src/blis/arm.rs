@@ -1,15 +1,14 @@
 //! The BLIS arm of the corpus scorer: one `PointSpec` per point of every selected sweep, with
-//! the point's resolved engine settings (the scorer's `settings::point_settings`, REFERENCE.md
-//! section 6) and its numpy fixture vectors, run through `run_points`, and turned into the
+//! the engine settings `score::resolve` decided for it (the same value the scorer reads,
+//! docs/upstream.md §6) and its numpy fixture vectors, run through `run_points`, and turned into the
 //! scorer's `Arm` (milliseconds per `PointKey`). A point that cannot be planned or run has no
 //! value, and the scorer drops its sweep for every arm.
 
 use super::{run_points, EngineSettings, FixtureSet, PointOutcome, PointSpec, RunOptions, RunReport};
 use crate::corpus::inferencex::SettingValue;
-use crate::corpus::scenario::ScenarioSet;
-use crate::score::{settings, Arm, ArmPoint, Corpora, PointKey, Selection};
+use crate::score::resolve::{self, ResolvedSweep};
+use crate::score::{settings, Arm, ArmPoint, PointKey, Selection};
 use crate::task::TaskError;
-use oracles::tiers;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -20,39 +19,19 @@ pub struct Plan {
     pub unplannable: Vec<(PointKey, String)>,
 }
 
-/// The points of the sweeps `selection` keeps, in corpus order. `seed` picks the fixture
-/// vectors (0: the benchmark's own).
-pub fn plan(
-    corpora: &Corpora,
-    scenarios: &ScenarioSet,
-    scenarios_dir: &Path,
-    catalog: Option<&Path>,
-    fixtures: &FixtureSet,
-    seed: u64,
-    selection: &Selection,
-) -> Plan {
-    let records: BTreeMap<(&str, &str), _> =
-        corpora.settings.settings.iter().map(|r| ((r.scenario.as_str(), r.label.as_str()), r)).collect();
+/// The points of the resolved sweeps (`score::resolve`), in corpus order, each with the
+/// engine settings resolved there. `seed` picks the fixture vectors (0: the benchmark's own).
+pub fn plan(resolved: &[ResolvedSweep], scenarios_dir: &Path, fixtures: &FixtureSet, seed: u64) -> Plan {
     let mut plan = Plan::default();
-    for sweep in corpora.e2e.sweeps.iter().filter(|s| s.framework == selection.framework) {
-        let record = records.get(&(sweep.scenario.as_str(), sweep.label.as_str())).copied();
-        let anchor = sweep.points.iter().map(|p| p.concurrency).min();
-        let recorded_at_anchor = record.zip(anchor).is_some_and(|(r, c)| r.by_concurrency.get(c).is_some());
-        if !tiers::config_tier_keeps(selection.config_tier, recorded_at_anchor) {
-            continue;
-        }
-        let scenario = scenarios.get(&sweep.scenario).ok();
-        let hardware = scenario.map(|s| s.header.cluster.hardware.as_str()).unwrap_or(&sweep.gpu);
-        let memory = settings::device_memory(catalog, hardware, &sweep.gpu);
-        for point in &sweep.points {
-            let key = PointKey::new(&sweep.scenario, &sweep.label, point.concurrency);
+    for r in resolved {
+        for p in &r.points {
+            let key = PointKey::new(&r.sweep.scenario, &r.sweep.label, p.point.concurrency);
             let spec = (|| -> Result<PointSpec, String> {
-                scenarios.get(&sweep.scenario)?;
-                let (isl, osl) = sweep.workload_lengths()?;
-                let values = settings::point_settings(sweep, point.concurrency, record, scenario, memory);
-                let engine = engine_settings(&values)?;
+                r.scenario.as_ref().map_err(Clone::clone)?;
+                let (isl, osl) = r.lengths.clone()?;
+                let engine = engine_settings(&p.settings)?;
                 fixtures
-                    .point(scenarios_dir.join(&sweep.scenario), engine, isl, osl, point.concurrency, seed)
+                    .point(scenarios_dir.join(&r.sweep.scenario), engine, isl, osl, p.point.concurrency, seed)
                     .map_err(|e| format!("{e:#}"))
             })();
             match spec {
@@ -125,17 +104,12 @@ pub struct Column {
     pub cached: usize,
 }
 
-/// The BLIS column over a selection: every point planned, run or served from the cache with
-/// `opts`. The scorer drops the sweeps of points without a value for every arm.
-pub fn column(
-    corpora: &Corpora,
-    scenarios: &ScenarioSet,
-    scenarios_dir: &Path,
-    selection: &Selection,
-    opts: &RunOptions,
-) -> Result<Column, TaskError> {
+/// The BLIS column over resolved sweeps (`score::resolve`, the same values the scorer then
+/// reads): every point planned, run or served from the cache with `opts`. The scorer drops
+/// the sweeps of points without a value for every arm.
+pub fn column(resolved: &[ResolvedSweep], scenarios_dir: &Path, opts: &RunOptions) -> Result<Column, TaskError> {
     let fixtures = FixtureSet::committed()?;
-    let plan = plan(corpora, scenarios, scenarios_dir, Some(&opts.catalog), &fixtures, 0, selection);
+    let plan = plan(resolved, scenarios_dir, &fixtures, 0);
     column_of_plan(&plan, opts)
 }
 
@@ -214,9 +188,10 @@ pub fn task_headline(
     let selection = Selection::vllm(config_tier);
     let mut opts = RunOptions::new(binary, catalog, registry);
     opts.progress = super::ProgressMode::Quiet;
-    let col = column(&corpora, &scenarios, &scenarios_dir, &selection, &opts)?;
+    let resolved = resolve::resolve(&corpora, &scenarios, Some(&opts.catalog), &selection);
+    let col = column(&resolved.sweeps, &scenarios_dir, &opts)?;
     let arms = crate::score::headline_arms(&corpora.e2e, Some(col.arm));
-    let scored = crate::score::score(&corpora, &scenarios, &arms, &selection);
+    let scored = crate::score::score_resolved(&resolved, &arms);
     let mut out = crate::score::headline_output(&scored);
     out.blis_points = super::point_records(&col.outcomes);
     for note in col.notes.iter().filter(|n| !n.contains("not modelled by this release")) {
@@ -255,12 +230,12 @@ pub fn missing_points(plan: &Plan, report: &RunReport) -> Vec<String> {
 }
 
 /// Sweeps whose measured TPOT relative strictly increases with concurrency (the sensitivity
-/// table's "monotone" points, REFERENCE.md section 9; the scorer's `ScoredSweep::monotone`).
+/// table's "monotone" points, docs/upstream.md §9; the scorer's `ScoredSweep::monotone`).
 fn is_monotone(sweep: &crate::corpus::e2e::Sweep) -> bool {
     let mut points: Vec<_> = sweep.points.iter().collect();
     points.sort_by_key(|p| p.concurrency);
     let rel: Option<Vec<f64>> = points.iter().map(|p| p.measured_tpot_relative).collect();
-    rel.is_some_and(|r| r.windows(2).all(|w| w[1] > w[0]))
+    rel.is_some_and(|r| oracles::scoring::strictly_increasing(&r))
 }
 
 /// The sensitivity figure (harness/figures.yaml, task `sensitivity`): the vLLM sweeps whose
@@ -275,7 +250,7 @@ pub fn task_sensitivity(inputs: &crate::inputs::Inputs) -> crate::task::TaskResu
 /// sensitivity` flags); `None` is the defaults over `--blis`, `--catalog` and `--registry`.
 pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOptions>) -> crate::task::TaskResult {
     use crate::inputs::InputKind;
-    use crate::score::Metric;
+    use crate::score::ErrorMetric;
     let needed_for = "the BLIS sensitivity table";
     let binary = super::binary::require(inputs, needed_for)?;
     let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
@@ -284,7 +259,8 @@ pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOpti
     let (corpora, scenarios) = crate::score::load_inputs(inputs)?;
     let fixtures = FixtureSet::committed()?;
     let selection = Selection::vllm(None);
-    let mut plan = plan(&corpora, &scenarios, &scenarios_dir, Some(&catalog), &fixtures, 0, &selection);
+    let resolved = resolve::resolve(&corpora, &scenarios, Some(&catalog), &selection);
+    let mut plan = plan(&resolved.sweeps, &scenarios_dir, &fixtures, 0);
     let catalog = run.as_ref().map_or(catalog, |o| o.catalog.clone());
     let monotone: std::collections::BTreeSet<(String, String)> = corpora
         .e2e
@@ -319,11 +295,11 @@ pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOpti
         let arms = [arm_values(&keys, outcomes, &plan.unplannable)];
         let scored = crate::score::score(&corpora, &scenarios, &arms, &selection);
         let agg = scored.aggregate(scored.sweeps.iter().filter(|s| s.monotone));
-        let mean = |m: Metric| agg.mean_abs.get(&(0, m)).copied().flatten();
+        let mean = |m: ErrorMetric| agg.mean_abs.get(&(0, m)).copied().flatten();
         Ok(super::sensitivity::RowScore {
-            n: agg.n[&Metric::TpotShape] as u64,
-            tpot_shape: mean(Metric::TpotShape).ok_or_else(|| anyhow::anyhow!("no TPOT shape comparisons"))?,
-            ttft_shape: mean(Metric::TtftShape).ok_or_else(|| anyhow::anyhow!("no TTFT shape comparisons"))?,
+            n: agg.n[&ErrorMetric::TpotShape] as u64,
+            tpot_shape: mean(ErrorMetric::TpotShape).ok_or_else(|| anyhow::anyhow!("no TPOT shape comparisons"))?,
+            ttft_shape: mean(ErrorMetric::TtftShape).ok_or_else(|| anyhow::anyhow!("no TTFT shape comparisons"))?,
         })
     };
     let table = super::sensitivity::sensitivity(&base, &reseed, &opts, &score)?;
@@ -371,9 +347,10 @@ pub fn task_release_f90a1e3a(inputs: &crate::inputs::Inputs) -> crate::task::Tas
     let selection = Selection::vllm(None);
     let mut opts = RunOptions::new(binary, catalog, registry);
     opts.progress = super::ProgressMode::Silent;
-    let col = column(&corpora, &scenarios, &scenarios_dir, &selection, &opts)?;
+    let resolved = resolve::resolve(&corpora, &scenarios, Some(&opts.catalog), &selection);
+    let col = column(&resolved.sweeps, &scenarios_dir, &opts)?;
     let arms = crate::score::headline_arms(&corpora.e2e, Some(col.arm));
-    let scored = crate::score::score(&corpora, &scenarios, &arms, &selection);
+    let scored = crate::score::score_resolved(&resolved, &arms);
     let mut out = crate::score::headline_output(&scored);
     let mut head = format!(
         "BLIS release: inference-sim f90a1e3a (flag dialect), the vLLM sweeps it can model\n\

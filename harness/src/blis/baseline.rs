@@ -9,9 +9,9 @@
 
 use super::arm::{self, Column};
 use super::RunOptions;
-use crate::corpus::scenario::ScenarioSet;
 use crate::gate::manifest::BaselineRule;
-use crate::score::{self, Arm, ArmErrors, Corpora, Metric, PointKey, Scored, Selection};
+use crate::score::resolve::Resolved;
+use crate::score::{self, Arm, ArmErrors, ErrorMetric, PointKey, Scored};
 use crate::task::TaskError;
 use oracles::tiers::Tier;
 use serde_json::json;
@@ -88,7 +88,7 @@ pub struct FigureRow {
     /// `TIER.METRIC`, as `baseline_rule.figures` names it.
     pub key: String,
     pub tier: Tier,
-    pub metric: Metric,
+    pub metric: ErrorMetric,
     pub sweeps: usize,
     pub n: usize,
     pub candidate: Option<f64>,
@@ -110,11 +110,11 @@ pub struct SweepRow {
     pub scenario: String,
     pub label: String,
     pub tier: Tier,
-    pub means: BTreeMap<Metric, (Option<f64>, Option<f64>)>,
+    pub means: BTreeMap<ErrorMetric, (Option<f64>, Option<f64>)>,
 }
 
 impl SweepRow {
-    fn delta(&self, m: Metric) -> Option<f64> {
+    fn delta(&self, m: ErrorMetric) -> Option<f64> {
         let (c, b) = self.means.get(&m)?;
         Some((*c)? - (*b)?)
     }
@@ -134,26 +134,23 @@ pub struct Comparison {
     pub arms: Vec<Arm>,
 }
 
-/// Runs both binaries over the selection's planned points and compares their figures.
+/// Runs both binaries over the planned points of `resolved` and compares their figures.
 pub fn compare(
-    corpora: &Corpora,
-    scenarios: &ScenarioSet,
+    resolved: &Resolved,
     scenarios_dir: &Path,
-    selection: &Selection,
     candidate: &RunOptions,
     baseline: &RunOptions,
     rule: &BaselineRule,
 ) -> Result<Comparison, TaskError> {
     let fixtures = super::FixtureSet::committed()?;
-    let plan = arm::plan(corpora, scenarios, scenarios_dir, Some(&candidate.catalog), &fixtures, 0, selection);
-    compare_plan(corpora, scenarios, selection, &plan, candidate, baseline, rule)
+    let plan = arm::plan(&resolved.sweeps, scenarios_dir, &fixtures, 0);
+    compare_plan(resolved, &plan, candidate, baseline, rule)
 }
 
-/// `compare` over the points of `plan` (the selection's, or a subset of them).
+/// `compare` over the points of `plan` (the selection's, or a subset of them), scored on the
+/// sweeps of `resolved`.
 pub fn compare_plan(
-    corpora: &Corpora,
-    scenarios: &ScenarioSet,
-    selection: &Selection,
+    resolved: &Resolved,
     plan: &arm::Plan,
     candidate: &RunOptions,
     baseline: &RunOptions,
@@ -167,13 +164,13 @@ pub fn compare_plan(
     let mut base_arm = base.arm;
     base_arm.name = BASELINE_NAME.into();
     base_arm.key = BASELINE_KEY.into();
-    let mut arms = score::headline_arms(&corpora.e2e, Some(cand.arm));
+    let mut arms = score::headline_arms(&resolved.corpora.e2e, Some(cand.arm));
     arms.push(base_arm);
-    let scored = score::score(corpora, scenarios, &arms, selection);
+    let scored = score::score_resolved(resolved, &arms);
     let (ci, bi) = arm_indices(&scored)?;
     let mut figures = Vec::new();
     for (tier, agg) in scored.tiers() {
-        for m in Metric::ALL {
+        for m in ErrorMetric::ALL {
             let key = format!("{}.{}", tier.key(), m.key());
             let candidate = agg.mean_abs.get(&(ci, m)).copied().flatten();
             let baseline = agg.mean_abs.get(&(bi, m)).copied().flatten();
@@ -192,7 +189,7 @@ pub fn compare_plan(
             });
         }
     }
-    let mean = |e: &Option<ArmErrors>, m: Metric| {
+    let mean = |e: &Option<ArmErrors>, m: ErrorMetric| {
         e.as_ref().and_then(|e| oracles::scoring::mean_abs(&e.get(m).iter().map(|x| x.1).collect::<Vec<_>>()))
     };
     let sweeps = scored
@@ -202,7 +199,7 @@ pub fn compare_plan(
             scenario: s.scenario.clone(),
             label: s.label.clone(),
             tier: s.tier,
-            means: Metric::ALL.iter().map(|&m| (m, (mean(&s.errors[ci], m), mean(&s.errors[bi], m)))).collect(),
+            means: ErrorMetric::ALL.iter().map(|&m| (m, (mean(&s.errors[ci], m), mean(&s.errors[bi], m)))).collect(),
         })
         .collect();
     Ok(Comparison {
@@ -386,8 +383,8 @@ impl Comparison {
         );
         out.push_str("|---|---|---|---|---|---|---|---|---|\n");
         for s in &self.sweeps {
-            let (tc, tb) = s.means[&Metric::TpotShape];
-            let (fc, fb) = s.means[&Metric::TtftShape];
+            let (tc, tb) = s.means[&ErrorMetric::TpotShape];
+            let (fc, fb) = s.means[&ErrorMetric::TtftShape];
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -396,10 +393,10 @@ impl Comparison {
                 tier_name(s.tier),
                 num(tc),
                 num(tb),
-                signed(s.delta(Metric::TpotShape)),
+                signed(s.delta(ErrorMetric::TpotShape)),
                 num(fc),
                 num(fb),
-                signed(s.delta(Metric::TtftShape))
+                signed(s.delta(ErrorMetric::TtftShape))
             );
         }
         for (who, points) in [("candidate", &self.only_candidate), ("baseline", &self.only_baseline)] {

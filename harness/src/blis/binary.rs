@@ -1,5 +1,5 @@
 //! The `--blis PATH` input: refused before the first point when it cannot be run, so a bad
-//! path is one clear message rather than one failure per point (REFERENCE.md section 7).
+//! path is one clear message rather than one failure per point (docs/upstream.md §7).
 
 use crate::inputs::{InputKind, Inputs, Refusal};
 use anyhow::{Context, Result};

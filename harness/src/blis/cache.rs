@@ -2,7 +2,7 @@
 //!
 //! A point's key is SHA-256 over the binary's bytes (its digest), the scenario file name and
 //! variant text, the workload spec text and the seed (`key`): a point is a pure function of
-//! those (REFERENCE.md section 7), so a hit is the same answer a run would give, and a changed
+//! those (docs/upstream.md §7), so a hit is the same answer a run would give, and a changed
 //! binary or input misses. One entry per file, `<dir>/<key[0..2]>/<key>.json`, holding the
 //! summarized metrics as a JSON string plus the SHA-256 of that string. Entries are written
 //! with `harness::atomic::write` (temp file + rename), so an interrupted run (Ctrl-C, a kill)

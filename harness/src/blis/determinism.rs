@@ -1,5 +1,5 @@
 //! The determinism figure: one point run twice outside the cache must give bit-identical
-//! metrics (REFERENCE.md section 7: a point is a pure function of binary, scenario variant,
+//! metrics (docs/upstream.md §7: a point is a pure function of binary, scenario variant,
 //! workload and seed).
 
 use super::{run_points, CacheMode, EngineSettings, PointSpec, ProgressMode, RunOptions};

@@ -1,7 +1,8 @@
 //! Locating the test double (`harness/blis-double`, crate `blis-double`) for tests and the
 //! benchmark. A test cannot name another package's binary (`CARGO_BIN_EXE_*` only covers its
 //! own package), so this runs `cargo build -p blis-double` once per process -- a no-op when it is
-//! up to date -- and returns the path in the target directory. That works from a plain
+//! up to date -- and returns the path cargo reports for it, wherever the target directory is
+//! (CARGO_TARGET_DIR, build.target-dir, a profile other than `debug`). That works from a plain
 //! `cargo test --workspace` on a clean clone.
 
 use anyhow::{bail, Context, Result};
@@ -19,20 +20,31 @@ fn build_once() -> Result<PathBuf> {
     let cargo = std::env::var_os("CARGO")
         .or_else(|| option_env!("CARGO").map(Into::into))
         .unwrap_or_else(|| "cargo".into());
-    let status = Command::new(&cargo)
-        .args(["build", "--quiet", "-p", "blis-double", "--manifest-path"])
+    // cargo itself says where it put the binary: the target directory may be shared
+    // (CARGO_TARGET_DIR, build.target-dir) and the profile is not always `debug`.
+    let output = Command::new(&cargo)
+        .args(["build", "--quiet", "-p", "blis-double", "--message-format=json-render-diagnostics", "--manifest-path"])
         .arg(root.join("Cargo.toml"))
-        .status()
+        .stderr(std::process::Stdio::inherit())
+        .output()
         .with_context(|| format!("running {} build -p blis-double", cargo.to_string_lossy()))?;
-    if !status.success() {
-        bail!("cargo build -p blis-double failed ({status})");
+    if !output.status.success() {
+        bail!("cargo build -p blis-double failed ({})", output.status);
     }
-    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target"));
-    let path = target.join("debug").join(format!("blis-double{}", std::env::consts::EXE_SUFFIX));
+    let path = executable_of(&String::from_utf8_lossy(&output.stdout), "blis-double")
+        .context("cargo build -p blis-double reported no executable")?;
     if !path.is_file() {
         bail!("built blis-double but {} does not exist", path.display());
     }
     Ok(path)
+}
+
+/// The `executable` of the `compiler-artifact` message for binary `name` in cargo's JSON output.
+fn executable_of(messages: &str, name: &str) -> Option<PathBuf> {
+    messages.lines().filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok()).find_map(|m| {
+        let is_it = m["reason"] == "compiler-artifact" && m["target"]["name"] == name;
+        is_it.then(|| m["executable"].as_str().map(PathBuf::from)).flatten()
+    })
 }
 
 /// A scenario in the shape of the committed ones (Scenario + Deployment, one pool), written

@@ -1,10 +1,10 @@
-//! The BLIS arm: one `blis run` per point (REFERENCE.md section 7), on a bounded pool, cached
+//! The BLIS arm: one `blis run` per point (docs/upstream.md §7), on a bounded pool, cached
 //! by content, each failure isolated and explained.
 //!
 //! `run_points` is the entry point: given the points (scenario file, resolved engine settings,
 //! concurrency, the numpy length vectors and the seed) and the run options, it returns one
 //! `PointOutcome` per point, in the given order. A failing point carries its reason and the
-//! last lines of the binary's stderr; the caller drops its sweep (REFERENCE.md section 6).
+//! last lines of the binary's stderr; the caller drops its sweep (docs/upstream.md §6).
 //! See docs/blis-arm.md.
 
 pub mod arm;

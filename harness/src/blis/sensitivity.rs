@@ -1,4 +1,4 @@
-//! The sensitivity table (REFERENCE.md section 9; upstream IS `cmd/sensitivity`): the
+//! The sensitivity table (docs/upstream.md §9; upstream IS `cmd/sensitivity`): the
 //! baseline, then one setting at a time -- max_num_seqs x2, x4, /2, the token budget
 //! (max_num_batched_tokens) x2, /2, each at least 1 -- and the reproduction manual's rows that
 //! re-score with the numpy seed 1..4 length fixtures. Each row has n, TPOT shape, TTFT shape

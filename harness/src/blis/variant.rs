@@ -1,5 +1,5 @@
 //! The scenario variant of one point: the committed scenario file with only the four engine
-//! fields replaced by the point's resolved settings (REFERENCE.md section 7; upstream IS
+//! fields replaced by the point's resolved settings (docs/upstream.md §7; upstream IS
 //! `sim/kernelmodel/harness/blisrun.go`, `writeScenarioVariant`).
 //!
 //! Scenario files are multi-document YAML (a Scenario and a Deployment). The file is parsed
@@ -22,9 +22,9 @@ pub struct EngineSettings {
     pub enable_prefix_caching: bool,
 }
 
-/// The names of the fields a variant may change, in the scenario schema's spelling.
-pub const ENGINE_FIELDS: [&str; 4] =
-    ["max_num_seqs", "max_num_batched_tokens", "block_size", "enable_prefix_caching"];
+/// The names of the fields a variant may change, in the scenario schema's spelling: the
+/// scorer's tracked settings, by definition the same four.
+pub const ENGINE_FIELDS: [&str; 4] = oracles::tiers::TRACKED_SETTINGS;
 
 /// Parses every document of a scenario file.
 pub fn parse_documents(text: &str) -> Result<Vec<Value>> {

@@ -1,5 +1,5 @@
 //! Strict reader for `aisimulate_summary.json`, AISimulate's whole public accuracy snapshot
-//! (REFERENCE.md section 5; produced by AIS `scripts/e2e_accuracy/build_e2e_accuracy_overview.py`).
+//! (docs/upstream.md §5; produced by AIS `scripts/e2e_accuracy/build_e2e_accuracy_overview.py`).
 //!
 //! Three passes, each naming the path inside the document on failure:
 //! 1. the JSON itself: syntax, duplicate keys anywhere, NaN/Infinity (not JSON);
@@ -9,12 +9,13 @@
 //!    children's, `aisimulate.points == status_counts.success`, `aic.points` adds up,
 //!    `coverage_pct` is success / rows, only success rows carry AISimulate values.
 
-use oracles::accuracy::{Arm, Metric, Status, StatusCounts};
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use oracles::accuracy::{PublishedArm, Metric, Status, StatusCounts};
+use serde::de::Deserializer;
 use serde::Deserialize;
 use std::collections::HashSet;
 use std::fmt;
 use std::path::Path;
+use super::strict::NoDuplicates;
 
 pub const FILE: &str = "aisimulate_summary.json";
 
@@ -87,8 +88,8 @@ pub struct ArmFigures {
     pub ttft_mape_pct: Option<f64>,
     #[serde(deserialize_with = "nullable")]
     pub ttft_shape_error_pct: Option<f64>,
-    #[serde(default)]
-    pub status_counts: Option<PublishedStatusCounts>,
+    #[serde(default, deserialize_with = "super::strict::opt_status_counts")]
+    pub status_counts: Option<StatusCounts>,
     #[serde(default)]
     pub coverage_pct: Option<f64>,
 }
@@ -105,21 +106,6 @@ impl ArmFigures {
             Metric::Tpot => self.tpot_shape_error_pct,
             Metric::Ttft => self.ttft_shape_error_pct,
         }
-    }
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct PublishedStatusCounts {
-    pub failed: u64,
-    pub success: u64,
-    pub unknown: u64,
-    pub unsupported: u64,
-}
-
-impl From<PublishedStatusCounts> for StatusCounts {
-    fn from(c: PublishedStatusCounts) -> Self {
-        StatusCounts { success: c.success, unsupported: c.unsupported, failed: c.failed, unknown: c.unknown }
     }
 }
 
@@ -170,7 +156,7 @@ pub struct Topology {
     pub framework: String,
     pub id: String,
     pub parallelism: Parallelism,
-    pub points: Vec<Point>,
+    pub points: Vec<SummaryPoint>,
     pub precision: String,
     pub rows: u64,
     pub serving: String,
@@ -192,39 +178,20 @@ pub struct Parallelism {
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Point {
+pub struct SummaryPoint {
     pub aic: PredictedPoint,
     pub aisimulate: PredictedPoint,
     pub concurrency: u64,
     pub measured: MeasuredPoint,
-    pub status: PointStatus,
+    #[serde(deserialize_with = "super::strict::status")]
+    pub status: Status,
 }
 
-impl Point {
-    pub fn arm(&self, arm: Arm) -> &PredictedPoint {
+impl SummaryPoint {
+    pub fn arm(&self, arm: PublishedArm) -> &PredictedPoint {
         match arm {
-            Arm::Aisimulate => &self.aisimulate,
-            Arm::Aic => &self.aic,
-        }
-    }
-}
-
-/// `aisimulate_status` as written by AISimulate; any other string is rejected by serde with
-/// the path and the list of accepted values.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum PointStatus {
-    Success,
-    Unsupported,
-    Failed,
-}
-
-impl From<PointStatus> for Status {
-    fn from(s: PointStatus) -> Self {
-        match s {
-            PointStatus::Success => Status::Success,
-            PointStatus::Unsupported => Status::Unsupported,
-            PointStatus::Failed => Status::Failed,
+            PublishedArm::Aisimulate => &self.aisimulate,
+            PublishedArm::Aic => &self.aic,
         }
     }
 }
@@ -328,10 +295,10 @@ impl Summary {
         out
     }
 
-    pub fn totals(&self, arm: Arm) -> &ArmFigures {
+    pub fn totals(&self, arm: PublishedArm) -> &ArmFigures {
         match arm {
-            Arm::Aisimulate => &self.totals.aisimulate,
-            Arm::Aic => &self.totals.aic,
+            PublishedArm::Aisimulate => &self.totals.aisimulate,
+            PublishedArm::Aic => &self.totals.aic,
         }
     }
 }
@@ -393,44 +360,6 @@ fn looks_like_non_finite(text: &str, err: &serde_json::Error) -> bool {
     let rest = line.get(start..).unwrap_or("");
     let rest = rest.strip_prefix('-').unwrap_or(rest);
     ["NaN", "Infinity"].iter().any(|word| rest.starts_with(word))
-}
-
-struct NoDuplicates;
-
-impl<'de> Deserialize<'de> for NoDuplicates {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(NoDuplicates)
-    }
-}
-
-impl<'de> Visitor<'de> for NoDuplicates {
-    type Value = NoDuplicates;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Self, E> { Ok(NoDuplicates) }
-    fn visit_i64<E>(self, _: i64) -> Result<Self, E> { Ok(NoDuplicates) }
-    fn visit_u64<E>(self, _: u64) -> Result<Self, E> { Ok(NoDuplicates) }
-    fn visit_f64<E>(self, _: f64) -> Result<Self, E> { Ok(NoDuplicates) }
-    fn visit_str<E>(self, _: &str) -> Result<Self, E> { Ok(NoDuplicates) }
-    fn visit_unit<E>(self) -> Result<Self, E> { Ok(NoDuplicates) }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
-        while seq.next_element::<NoDuplicates>()?.is_some() {}
-        Ok(NoDuplicates)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
-        let mut seen = HashSet::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if !seen.insert(key.clone()) {
-                return Err(de::Error::custom(format!("duplicate key `{key}`")));
-            }
-            map.next_value::<NoDuplicates>()?;
-        }
-        Ok(NoDuplicates)
-    }
 }
 
 type Check = Result<(), (String, String)>;
@@ -500,23 +429,23 @@ fn check_topology(path: &str, t: &Topology) -> Result<(u64, StatusCounts, u64), 
                 return Err((format!("{ppath}.measured.{name}"), format!("is {value}, expected a non-negative relative")));
             }
         }
-        let success = point.status == PointStatus::Success;
-        for arm in Arm::ALL {
+        let success = point.status == Status::Success;
+        for arm in PublishedArm::ALL {
             for (name, value) in point.arm(arm).fields() {
                 let field = format!("{ppath}.{arm}.{name}");
                 match value {
                     Some(v) if v < 0.0 => {
                         return Err((field, format!("is {v}, expected a non-negative value")));
                     }
-                    None if arm == Arm::Aisimulate && success => {
+                    None if arm == PublishedArm::Aisimulate && success => {
                         return Err((field, "is null on a success point; expected a number".into()));
                     }
-                    Some(_) if arm == Arm::Aisimulate && !success => {
+                    Some(_) if arm == PublishedArm::Aisimulate && !success => {
                         return Err((
                             field,
                             format!(
                                 "is a number on a {} point; only success points carry AISimulate values",
-                                Status::from(point.status).key()
+                                point.status.key()
                             ),
                         ));
                     }
@@ -525,7 +454,7 @@ fn check_topology(path: &str, t: &Topology) -> Result<(u64, StatusCounts, u64), 
             }
         }
     }
-    let counts = StatusCounts::of(t.points.iter().map(|p| Status::from(p.status)));
+    let counts = StatusCounts::of(t.points.iter().map(|p| p.status));
     let aic_points = t.points.iter().filter(|p| p.aic.complete()).count() as u64;
     check_level(path, "points", t.rows, &t.aic, &t.aisimulate, t.points.len() as u64, counts, aic_points)?;
     Ok((t.points.len() as u64, counts, aic_points))
@@ -547,7 +476,7 @@ fn check_level(
     let Some(published) = aisimulate.status_counts else {
         return Err((format!("{path}.aisimulate.status_counts"), "is missing; expected success, unsupported, failed, unknown counts".into()));
     };
-    let published_counts = StatusCounts::from(published);
+    let published_counts = published;
     if published_counts.rows() != rows {
         return Err((
             format!("{path}.aisimulate.status_counts"),
@@ -576,7 +505,7 @@ fn check_level(
             ));
         }
     }
-    for (arm, figures) in [(Arm::Aisimulate, aisimulate), (Arm::Aic, aic)] {
+    for (arm, figures) in [(PublishedArm::Aisimulate, aisimulate), (PublishedArm::Aic, aic)] {
         for metric in Metric::ALL {
             for (name, value) in [("mape_pct", figures.mape_pct(metric)), ("shape_error_pct", figures.shape_error_pct(metric))] {
                 if let Some(v) = value.filter(|v| *v < 0.0) {

@@ -1,5 +1,5 @@
-//! Strict reader of `aisimulate_e2e.json`, the extracted, scoreable sweeps (REFERENCE.md
-//! section 5; produced upstream by BLK `scripts/extract_*`).
+//! Strict reader of `aisimulate_e2e.json`, the extracted, scoreable sweeps
+//! (docs/upstream.md §5; produced upstream by BLK `scripts/extract_*`).
 //!
 //! ```no_run
 //! let corpus = harness::corpus::e2e::load(std::path::Path::new("aisimulate_e2e.json"))?;
@@ -20,16 +20,20 @@
 //! - errors name the file and the JSON path, e.g. `sweeps[3].points[1].concurrency`.
 //!
 //! What is deliberately NOT an error here, because upstream treats it as a property of the
-//! sweep (a dropped sweep or a coverage gap, REFERENCE.md section 6), not of the file:
+//! sweep (a dropped sweep or a coverage gap, docs/upstream.md §6), not of the file:
 //! a missing (`null`/absent) or non-positive relative, a workload that is not `isl:osl`, a
 //! scenario name with no scenario file. [`Sweep::workload_lengths`] parses the workload for
 //! callers that need it. `snapshot`, `scope` and `selection` are kept as raw JSON: their
 //! content is provenance, not an input to any figure.
 
 use anyhow::{Context, Result};
-use serde::{Deserialize, Deserializer};
-use std::fmt;
+use serde::Deserialize;
 use std::path::Path;
+use super::strict::{finite_pct, opt_finite, opt_finite_pct, opt_status_counts, status};
+
+/// AISimulate's per-point outcome and its counts: `oracles::accuracy`'s types, read strictly
+/// (`corpus::strict`).
+pub use oracles::accuracy::{Status, StatusCounts};
 
 /// The whole file.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -64,17 +68,8 @@ pub struct Totals {
     #[serde(default, deserialize_with = "opt_finite_pct")]
     pub coverage_pct: Option<f64>,
     /// AISimulate only.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "opt_status_counts")]
     pub status_counts: Option<StatusCounts>,
-}
-
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct StatusCounts {
-    pub success: u64,
-    pub unsupported: u64,
-    pub failed: u64,
-    pub unknown: u64,
 }
 
 /// One sweep: a deployment (scenario) at one workload, measured over several concurrencies.
@@ -95,7 +90,7 @@ pub struct Sweep {
     pub spec_method: String,
     pub parallelism: Parallelism,
     pub topology_id: String,
-    pub points: Vec<Point>,
+    pub points: Vec<SweepPoint>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -110,32 +105,14 @@ pub struct Parallelism {
     pub moe_tp_size: Option<u32>,
 }
 
-/// AISimulate's outcome for the row; only `success` rows carry AISimulate latencies.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Success,
-    Unsupported,
-    Failed,
-}
-
-impl fmt::Display for Status {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Status::Success => "success",
-            Status::Unsupported => "unsupported",
-            Status::Failed => "failed",
-        })
-    }
-}
-
 /// One concurrency of a sweep. Relatives are value / MEASURED value at the sweep's
-/// lowest-concurrency row (REFERENCE.md section 4), rounded to 6 decimals upstream.
+/// lowest-concurrency row (docs/upstream.md §4), rounded to 6 decimals upstream.
 /// `None` means the file has `null` or no such key.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct Point {
+pub struct SweepPoint {
     pub concurrency: u32,
+    #[serde(deserialize_with = "status")]
     pub status: Status,
     #[serde(default, deserialize_with = "opt_finite")]
     pub measured_tpot_relative: Option<f64>,
@@ -195,7 +172,7 @@ pub fn load(path: &Path) -> Result<E2eCorpus> {
 
 /// [`load`] on text already in memory (for tests and for callers that hash first).
 pub fn parse(text: &str) -> Result<E2eCorpus> {
-    let corpus: E2eCorpus = parse_json_strict(text)?;
+    let corpus: E2eCorpus = super::strict::parse_json(text)?;
     check_identities(&corpus)?;
     Ok(corpus)
 }
@@ -225,45 +202,6 @@ fn check_identities(corpus: &E2eCorpus) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Deserializes with serde_path_to_error so the error carries the JSON path of the bad value.
-pub(crate) fn parse_json_strict<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|err| {
-        let path = err.path().to_string();
-        anyhow::anyhow!("at `{path}`: {}", err.into_inner())
-    })?;
-    de.end().map_err(|err| anyhow::anyhow!("after the top-level value: {err}"))?;
-    Ok(value)
-}
-
-fn check_finite<E: serde::de::Error>(x: f64) -> Result<f64, E> {
-    if x.is_finite() {
-        Ok(x)
-    } else {
-        Err(E::custom(format!("expected a finite number, found {x}")))
-    }
-}
-
-fn check_pct<E: serde::de::Error>(x: f64) -> Result<f64, E> {
-    let x = check_finite(x)?;
-    if x < 0.0 {
-        return Err(E::custom(format!("expected a non-negative percentage, found {x}")));
-    }
-    Ok(x)
-}
-
-fn opt_finite<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-    Option::<f64>::deserialize(d)?.map(check_finite).transpose()
-}
-
-fn opt_finite_pct<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-    Option::<f64>::deserialize(d)?.map(check_pct).transpose()
-}
-
-fn finite_pct<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    check_pct(f64::deserialize(d)?)
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Strict readers of the two InferenceX corpora (REFERENCE.md section 5):
+//! Strict readers of the two InferenceX corpora (docs/upstream.md §5):
 //! `inferencex_absolutes.json` (absolute TPOT/TTFT per concurrency, what a simulated arm's
 //! MAPE is scored against) and `inferencex_engine_settings.json` (the settings each vLLM run
 //! passed, per concurrency). Both join `aisimulate_e2e.json` on (scenario, label).
@@ -9,106 +9,12 @@
 //! value <= 0 is read as it is and counts as absent ([`Anchor::tpot_us`]).
 
 use anyhow::{bail, Context, Result};
-use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::marker::PhantomData;
 use std::path::Path;
 
-/// A map from concurrency to `V`, read from JSON object keys that must be distinct positive
-/// integers.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ConcurrencyMap<V>(pub BTreeMap<u32, V>);
-
-impl<V> ConcurrencyMap<V> {
-    pub fn get(&self, concurrency: u32) -> Option<&V> {
-        self.0.get(&concurrency)
-    }
-    pub fn iter(&self) -> impl Iterator<Item = (&u32, &V)> {
-        self.0.iter()
-    }
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl<'de, V: Deserialize<'de>> Deserialize<'de> for ConcurrencyMap<V> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V_<V>(PhantomData<V>);
-        impl<'de, V: Deserialize<'de>> Visitor<'de> for V_<V> {
-            type Value = ConcurrencyMap<V>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an object keyed by concurrency (\"1\", \"2\", ...)")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut out = BTreeMap::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    let c: u32 = key
-                        .parse()
-                        .ok()
-                        .filter(|c| *c > 0)
-                        .ok_or_else(|| {
-                            de::Error::custom(format!(
-                                "concurrency key {key:?} is not a positive integer"
-                            ))
-                        })?;
-                    let value = map.next_value::<V>()?;
-                    if out.insert(c, value).is_some() {
-                        return Err(de::Error::custom(format!("duplicate concurrency key {key:?}")));
-                    }
-                }
-                Ok(ConcurrencyMap(out))
-            }
-        }
-        d.deserialize_map(V_(PhantomData))
-    }
-}
-
-/// A string-keyed map that rejects a key given twice (serde's own maps keep the last).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct UniqueMap<V>(pub BTreeMap<String, V>);
-
-impl<'de, V: Deserialize<'de>> Deserialize<'de> for UniqueMap<V> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V_<V>(PhantomData<V>);
-        impl<'de, V: Deserialize<'de>> Visitor<'de> for V_<V> {
-            type Value = UniqueMap<V>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut out = BTreeMap::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    let value = map.next_value::<V>()?;
-                    if out.contains_key(&key) {
-                        return Err(de::Error::custom(format!("duplicate key {key:?}")));
-                    }
-                    out.insert(key, value);
-                }
-                Ok(UniqueMap(out))
-            }
-        }
-        d.deserialize_map(V_(PhantomData))
-    }
-}
-
-/// A finite f64.
-#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
-pub struct Finite(pub f64);
-
-impl<'de> Deserialize<'de> for Finite {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let x = f64::deserialize(d)?;
-        if !x.is_finite() {
-            return Err(de::Error::custom(format!("expected a finite number, found {x}")));
-        }
-        Ok(Finite(x))
-    }
-}
+pub use super::strict::{ConcurrencyMap, Finite, UniqueMap};
 
 // ---------------------------------------------------------------------------------------------
 // inferencex_absolutes.json
@@ -167,7 +73,7 @@ impl Anchor {
 
 pub fn load_absolutes(path: &Path) -> Result<Absolutes> {
     let text = read(path)?;
-    let parsed: Absolutes = super::e2e::parse_json_strict(&text)
+    let parsed: Absolutes = super::strict::parse_json(&text)
         .with_context(|| crate::paths::display(path))?;
     check_unique_joins(parsed.anchors.iter().map(|a| (&a.scenario, &a.label)), "anchors")
         .with_context(|| crate::paths::display(path))?;
@@ -179,7 +85,7 @@ pub fn load_absolutes(path: &Path) -> Result<Absolutes> {
 
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct EngineSettings {
+pub struct EngineSettingsCorpus {
     pub source: String,
     pub source_url: String,
     pub release_tag: String,
@@ -261,9 +167,9 @@ fn setting_value(v: &serde_json::Value) -> Option<SettingValue> {
     }
 }
 
-pub fn load_engine_settings(path: &Path) -> Result<EngineSettings> {
+pub fn load_engine_settings(path: &Path) -> Result<EngineSettingsCorpus> {
     let text = read(path)?;
-    let parsed: EngineSettings = super::e2e::parse_json_strict(&text)
+    let parsed: EngineSettingsCorpus = super::strict::parse_json(&text)
         .with_context(|| crate::paths::display(path))?;
     check_settings(&parsed).with_context(|| crate::paths::display(path))?;
     Ok(parsed)
@@ -271,7 +177,7 @@ pub fn load_engine_settings(path: &Path) -> Result<EngineSettings> {
 
 /// The checks a derived struct cannot express: tracked settings have the right type, joins
 /// are unique, the stated count matches.
-fn check_settings(s: &EngineSettings) -> Result<()> {
+fn check_settings(s: &EngineSettingsCorpus) -> Result<()> {
     for (i, record) in s.settings.iter().enumerate() {
         for (c, point) in record.by_concurrency.iter() {
             for field in oracles::tiers::TRACKED_SETTINGS {
@@ -333,7 +239,7 @@ mod tests {
     }
 
     fn parse_abs(text: &str) -> Result<Absolutes> {
-        super::super::e2e::parse_json_strict(text)
+        super::super::strict::parse_json(text)
     }
 
     #[test]
@@ -371,8 +277,8 @@ mod tests {
         )
     }
 
-    fn parse_settings(text: &str) -> Result<EngineSettings> {
-        let s: EngineSettings = super::super::e2e::parse_json_strict(text)?;
+    fn parse_settings(text: &str) -> Result<EngineSettingsCorpus> {
+        let s: EngineSettingsCorpus = super::super::strict::parse_json(text)?;
         check_settings(&s)?;
         Ok(s)
     }

@@ -219,7 +219,7 @@ pub fn load_dir(dir: &Path) -> Result<ScenarioSet> {
 
 /// The run-setting keys the scenario schema can express: every field name the scenario files
 /// use, plus the tracked settings, which the BLIS runner writes into a point's scenario
-/// (REFERENCE.md section 7) whether or not the committed file spells them.
+/// (docs/upstream.md §7) whether or not the committed file spells them.
 pub fn expressible_keys(set: &ScenarioSet) -> BTreeSet<String> {
     let mut keys = set.field_names.clone();
     keys.extend(oracles::tiers::TRACKED_SETTINGS.iter().map(|s| s.to_string()));

@@ -2,7 +2,7 @@
 //! twice by the `Renderer` (in separate processes, for the CLI) and must come out byte-identical,
 //! then every figure is compared with its published value.
 
-use super::manifest::{input_kind, Expect, Figure, Manifest};
+use super::manifest::{Expect, Figure, Manifest};
 use super::tasks::{self, Context};
 use crate::inputs::{InputKind, Inputs, Refusal};
 use crate::task::{TaskError, TaskOutput, Value};
@@ -212,7 +212,7 @@ impl Taint {
             }
             Some(Ok(Rendered::Output(out))) => {
                 for kind in trees.into_iter().chain([InputKind::Measurements]) {
-                    let name = super::manifest::input_name(kind);
+                    let name = kind.name();
                     if out.values.get(&format!("{name}.ok")) == Some(&Value::Check(false)) {
                         let why = if kind == InputKind::Measurements {
                             "the corpora differ from the ones pinned in lockfiles/upstream.lock (see inputs/lock-verify): a different corpus, not a regression".to_string()
@@ -231,10 +231,10 @@ impl Taint {
 /// The first input a figure needs that nobody supplied: the refusal text and the input.
 fn missing_input(manifest: &Manifest, f: &Figure, inputs: &Inputs) -> Option<(String, Need)> {
     let task_needs = f.task.as_deref().and_then(tasks::find).map_or(&[][..], |d| d.needs);
-    let mut needs: Vec<&str> = task_needs.iter().map(|k| super::manifest::input_name(*k)).collect();
+    let mut needs: Vec<&str> = task_needs.iter().map(|k| k.name()).collect();
     needs.extend(f.needs.iter().map(String::as_str));
     for need in needs {
-        if let Some(kind) = input_kind(need) {
+        if let Some(kind) = crate::inputs::InputKind::from_name(need) {
             if !inputs.present(kind) {
                 let detail = match inputs.get(kind) {
                     Some(i) => format!("{} not found", i.source_label()),

@@ -2,12 +2,9 @@
 //! it is published, the task computing it, the value and tolerance we must meet and why, and the
 //! snapshot pinning our output. Figures we cannot compute stay, with the input they lack.
 
-use super::tasks;
-use crate::task::{TaskOutput, TaskResult};
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
 use std::path::Path;
 
 #[derive(Debug, Deserialize)]
@@ -38,7 +35,7 @@ pub struct BaselineRule {
 pub fn baseline_figure_keys() -> Vec<String> {
     let mut keys = Vec::new();
     for tier in oracles::tiers::Tier::ORDER {
-        for m in crate::score::Metric::ALL {
+        for m in crate::score::ErrorMetric::ALL {
             keys.push(format!("{}.{}", tier.key(), m.key()));
         }
     }
@@ -133,17 +130,19 @@ impl Figure {
 }
 
 impl Manifest {
-    pub fn load(path: &Path) -> Result<Manifest> {
+    /// Reads and checks the manifest at `path`; `known_tasks` are the task names a figure may
+    /// give (the gate passes `tasks::names()`, tests their own).
+    pub fn load(path: &Path, known_tasks: &[&str]) -> Result<Manifest> {
         let text = crate::read::text(path).context("reading the figure manifest")?;
-        Manifest::parse(&text, path)
+        Manifest::parse(&text, path, known_tasks)
     }
 
     /// Parses and checks a manifest; `origin` names it in errors.
-    pub fn parse(text: &str, origin: &Path) -> Result<Manifest> {
+    pub fn parse(text: &str, origin: &Path, known_tasks: &[&str]) -> Result<Manifest> {
         let path = origin;
         let manifest: Manifest = serde_yaml::from_str(text)
             .with_context(|| format!("{}: not a valid figure manifest", path.display()))?;
-        let problems = manifest.problems();
+        let problems = manifest.problems(known_tasks);
         if !problems.is_empty() {
             bail!("{}: {} problem(s):\n  {}", path.display(), problems.len(), problems.join("\n  "));
         }
@@ -158,13 +157,13 @@ impl Manifest {
     }
 
     /// Every inconsistency at once, so one run shows them all.
-    pub fn problems(&self) -> Vec<String> {
+    pub fn problems(&self, known_tasks: &[&str]) -> Vec<String> {
         let mut problems = Vec::new();
         let mut ids = BTreeSet::new();
         let mut used_tolerances = BTreeSet::new();
         let valid_needs: BTreeSet<String> = crate::inputs::InputKind::ALL
             .iter()
-            .map(|k| input_name(*k).to_string())
+            .map(|k| k.name().to_string())
             .chain(self.external_inputs.keys().cloned())
             .collect();
         for f in &self.figures {
@@ -176,7 +175,7 @@ impl Manifest {
                 problems.push(format!("{at}: id must be lowercase ascii, digits and / - _ ."));
             }
             match (&f.task, &f.key) {
-                (Some(task), Some(_)) if tasks::find(task).is_none() => {
+                (Some(task), Some(_)) if !known_tasks.contains(&task.as_str()) => {
                     problems.push(format!("{at}: unknown task `{task}`"))
                 }
                 (Some(_), None) => problems.push(format!("{at}: a task needs a `key`")),
@@ -266,22 +265,6 @@ impl Manifest {
     }
 }
 
-/// The name an `InputKind` has in the manifest's `needs` lists.
-pub fn input_name(kind: crate::inputs::InputKind) -> &'static str {
-    use crate::inputs::InputKind::*;
-    match kind {
-        Measurements => "measurements",
-        Catalog => "catalog",
-        Registry => "registry",
-        Scenarios => "scenarios",
-        Blis => "blis",
-    }
-}
-
-pub fn input_kind(name: &str) -> Option<crate::inputs::InputKind> {
-    crate::inputs::InputKind::ALL.into_iter().find(|k| input_name(*k) == name)
-}
-
 /// `10.05` -> 0.005, `8.2` -> 0.05, `432` -> 0.5.
 pub fn half_last_digit(published: &str) -> f64 {
     let decimals = published.split_once('.').map_or(0, |(_, frac)| frac.len());
@@ -293,37 +276,3 @@ fn is_snapshot_name(name: &str) -> bool {
     matches!(name.split_once("__"), Some((group, what)) if ok_part(group) && ok_part(what))
 }
 
-/// The manifest's own consistency, as a figure: computed from the committed manifest.
-pub fn task_consistency(cx: &super::tasks::Context) -> TaskResult {
-    let manifest = Manifest::load(&cx.manifest).map_err(crate::task::TaskError::Failed)?;
-    let mut out = TaskOutput::default();
-    let mut by_section: BTreeMap<(String, String), (usize, usize)> = BTreeMap::new();
-    for f in &manifest.figures {
-        let entry = by_section.entry((f.document.clone(), f.section.clone())).or_default();
-        entry.0 += 1;
-        if f.task.is_some() {
-            entry.1 += 1;
-        }
-    }
-    let _ = writeln!(out.report, "figure manifest: {} figures, {} tolerances, {} external inputs",
-        manifest.figures.len(), manifest.tolerances.len(), manifest.external_inputs.len());
-    for ((doc, section), (all, computed)) in &by_section {
-        let _ = writeln!(out.report, "  {doc} section {section}: {all} figures, {computed} computed by a task here");
-    }
-    for (name, t) in &manifest.tolerances {
-        let abs = t.abs.map_or("half a unit in the last published digit".to_string(), |a| format!("{a}"));
-        let _ = writeln!(out.report, "  tolerance {name}: {abs} ({})", t.why);
-    }
-    // Whether the document was there to check digits against is not part of the rendering:
-    // the figure must read the same on every machine. The hygiene test says when it skipped.
-    let (problems, _skipped) = super::hygiene::check(&manifest);
-    for p in &problems {
-        let _ = writeln!(out.report, "  PROBLEM {p}");
-    }
-    out.count("figures", manifest.figures.len() as u64);
-    out.check("consistent", problems.is_empty());
-    if !problems.is_empty() {
-        out.text("consistent.why", format!("{} problem(s), first: {}", problems.len(), problems[0]));
-    }
-    Ok(out)
-}

@@ -6,6 +6,7 @@
 //! first, each task rendered twice for determinism, each figure compared), `report` (the
 //! terminal lines, the markdown summary and the stable JSON).
 
+pub mod consistency;
 pub mod evaluate;
 pub mod hygiene;
 pub mod manifest;
@@ -14,6 +15,11 @@ pub mod tasks;
 
 pub use evaluate::{evaluate, evaluate_with_blis_points, FigureResult, GateOptions, Renderer, Status};
 pub use manifest::Manifest;
+
+/// The manifest at `path`, checked against the gate's task table.
+pub fn load_manifest(path: &std::path::Path) -> anyhow::Result<Manifest> {
+    Manifest::load(path, &tasks::names())
+}
 
 /// Where the manifest lives.
 pub fn manifest_path() -> std::path::PathBuf {

@@ -1,6 +1,6 @@
 //! `vendor --fetch`: clone each upstream at its locked commit, where a network is available.
 //!
-//! BLK `scripts/fetch-testdata.sh` (REFERENCE.md §8): check out the locked commit and require
+//! BLK `scripts/fetch-testdata.sh` (docs/upstream.md §8): check out the locked commit and require
 //! HEAD to equal it before copying anything. A tag or branch could move; a full commit id
 //! cannot, so the commit is what is checked out, and HEAD is read back to prove it.
 

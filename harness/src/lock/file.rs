@@ -1,7 +1,7 @@
 //! `lockfiles/upstream.lock`: what each upstream is pinned to, file by file.
 //!
 //! BLK's `testdata/upstream.lock` is one line per upstream (`<dest> <repo-url> <tag> <commit>
-//! <path-glob>...`, REFERENCE.md §8). Ours adds a SHA-256 per file, so it is one section per
+//! <path-glob>...`, docs/upstream.md §8). Ours adds a SHA-256 per file, so it is one section per
 //! upstream with one `key = value` per line: a changed hash, glob or commit is a one-line diff.
 //!
 //! ```text
@@ -30,18 +30,8 @@ use std::fmt;
 pub const SECTIONS: [InputKind; 4] =
     [InputKind::Catalog, InputKind::Registry, InputKind::Scenarios, InputKind::Measurements];
 
-pub fn section_name(kind: InputKind) -> &'static str {
-    match kind {
-        InputKind::Catalog => "catalog",
-        InputKind::Registry => "registry",
-        InputKind::Scenarios => "scenarios",
-        InputKind::Measurements => "measurements",
-        InputKind::Blis => "blis",
-    }
-}
-
 fn section_kind(name: &str) -> Option<InputKind> {
-    SECTIONS.into_iter().find(|k| section_name(*k) == name)
+    InputKind::from_name(name).filter(|k| SECTIONS.contains(k))
 }
 
 /// One upstream's pin.
@@ -65,7 +55,7 @@ pub struct Upstream {
 
 impl Upstream {
     pub fn name(&self) -> &'static str {
-        section_name(self.kind)
+        self.kind.name()
     }
 
     /// `github.com/inference-sim/blis-catalog`: the URL without its scheme, for reports.
@@ -164,7 +154,7 @@ struct Draft {
 impl Draft {
     fn finish(self) -> Result<Upstream, LockError> {
         let kind = self.kind.expect("drafts are only made for sections");
-        let name = section_name(kind);
+        let name = kind.name();
         let missing =
             |key: &str| LockError { line: self.line, reason: format!("[{name}] has no `{key}`") };
         let repo = self.repo.ok_or_else(|| missing("repo"))?;
@@ -317,7 +307,7 @@ pub fn parse(text: &str) -> Result<Lock, LockError> {
             None => {
                 return Err(LockError {
                     line: 0,
-                    reason: format!("no [{}] section", section_name(kind)),
+                    reason: format!("no [{}] section", kind.name()),
                 })
             }
         }

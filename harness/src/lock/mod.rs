@@ -2,7 +2,7 @@
 //! blis-registry, blis-latency-kernel's scenarios and measurement corpora) to a commit and to
 //! the SHA-256 of every file the harness reads; `cargo xtask vendor` materialises the trees
 //! under `testdata/` from a source; `cargo xtask lock verify` proves they are the pinned ones.
-//! REFERENCE.md §8 has the upstream facts; docs/lock.md the workflow.
+//! docs/upstream.md §8 has the upstream facts; docs/lock.md the workflow.
 
 pub mod fetch;
 pub mod file;
@@ -38,7 +38,7 @@ pub fn task_verify(inputs: &Inputs, lock_path: &Path) -> TaskResult {
     Ok(verify(&lock, inputs).to_task_output())
 }
 
-/// The pins REFERENCE.md §8 gives, with no files yet: what `lock update` starts from when
+/// The pins docs/upstream.md §8 gives, with no files yet: what `lock update` starts from when
 /// there is no lock file.
 pub fn default_pins() -> Lock {
     let glob = |g: &str| glob::Glob::parse(g).expect("built-in globs are valid");

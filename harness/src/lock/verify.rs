@@ -2,7 +2,7 @@
 //! (`BLIS_CATALOG`, `BLIS_REGISTRY`, `BLIS_SCENARIOS`, or their flags) pointing at a live
 //! checkout, and a measurements folder against the pinned corpus hashes.
 //!
-//! REFERENCE.md §8 (BLK `scripts/fetch-testdata.sh`): the stamp must equal the lock, every hash
+//! docs/upstream.md §8 (BLK `scripts/fetch-testdata.sh`): the stamp must equal the lock, every hash
 //! must match, an absent tree fails with the command that makes it. The report is text a
 //! snapshot can pin: no absolute paths for the vendored trees, no times, a fixed order.
 
@@ -296,7 +296,7 @@ impl VerifyReport {
         for c in &self.checks {
             out.push_str(&c.render());
         }
-        let failed: Vec<&str> = self.failed().into_iter().map(super::file::section_name).collect();
+        let failed: Vec<&str> = self.failed().into_iter().map(InputKind::name).collect();
         if failed.is_empty() {
             out.push_str("lock: OK\n");
         } else {
@@ -311,7 +311,7 @@ impl VerifyReport {
     pub fn to_task_output(&self) -> TaskOutput {
         let mut out = TaskOutput { report: self.render(), ..TaskOutput::default() };
         for c in self.checks.iter().filter(|c| c.checked()) {
-            let name = super::file::section_name(c.kind);
+            let name = c.kind.name();
             out.count(format!("{name}.files_matched"), c.files_matched() as u64);
             if let Outcome::Checked { comparison, .. } = &c.outcome {
                 out.count(format!("{name}.files_locked"), comparison.locked as u64);
@@ -330,7 +330,7 @@ impl VerifyReport {
         const SHOWN: usize = 3;
         let mut offenders: Vec<String> = Vec::new();
         for c in &self.checks {
-            let section = super::file::section_name(c.kind);
+            let section = c.kind.name();
             match &c.outcome {
                 Outcome::Checked {
                     comparison: cmp, ..

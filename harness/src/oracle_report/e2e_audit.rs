@@ -1,6 +1,6 @@
 //! The shape audit of `aisimulate_e2e.json` (PUBLISHED-FIGURES.md sections 3 and 5): the
 //! points of the kernel accuracy page's shape comparison and of the headline table, pooled
-//! under the anchor-excluded definition of AISimulate's publisher (REFERENCE.md section 4,
+//! under the anchor-excluded definition of AISimulate's publisher (docs/upstream.md §4,
 //! AIS scripts/e2e_accuracy/build_e2e_accuracy_overview.py) and under the anchor-inclusive
 //! one, to identify which definition each published figure used. The task functions that read
 //! the file are in the parent module.
@@ -9,7 +9,7 @@ use super::render::{self, GateCheck};
 use super::LAST_DIGIT;
 use crate::corpus::e2e;
 use crate::task::{TaskOutput, Value};
-use oracles::accuracy::{shape_comparisons, Arm, Metric, ShapeDefinition, ShapePoint};
+use oracles::accuracy::{shape_comparisons, PublishedArm, Metric, ShapeDefinition, ShapePoint};
 use std::fmt::Write as _;
 
 pub const E2E_FILE: &str = "aisimulate_e2e.json";
@@ -60,18 +60,18 @@ pub struct SweepCurves {
     /// Every point's concurrency and whether AISimulate succeeded there.
     pub points: Vec<(u32, bool)>,
     /// Per (arm, metric): the points' measured and predicted relatives, in `points` order.
-    pub curves: Vec<(Arm, Metric, Vec<ShapePoint>)>,
+    pub curves: Vec<(PublishedArm, Metric, Vec<ShapePoint>)>,
 }
 
 impl SweepCurves {
-    fn curve(&self, arm: Arm, metric: Metric) -> &[ShapePoint] {
+    fn curve(&self, arm: PublishedArm, metric: Metric) -> &[ShapePoint] {
         self.curves
             .iter()
             .find(|(a, m, _)| *a == arm && *m == metric)
             .map_or(&[][..], |(_, _, c)| c.as_slice())
     }
 
-    /// Whether upstream's scorer would drop the sweep whole (REFERENCE.md section 6): a failed
+    /// Whether upstream's scorer would drop the sweep whole (docs/upstream.md §6): a failed
     /// point, or a non-positive or missing measured or predicted value, for any arm.
     fn droppable(&self) -> bool {
         self.points.iter().any(|(_, ok)| !ok)
@@ -88,17 +88,17 @@ pub fn sweep_curves(corpus: &e2e::E2eCorpus) -> Vec<SweepCurves> {
         .iter()
         .map(|sweep| {
             let mut curves = Vec::new();
-            for arm in Arm::ALL {
+            for arm in PublishedArm::ALL {
                 for metric in Metric::ALL {
                     let points = sweep
                         .points
                         .iter()
                         .map(|p| {
                             let (measured, predicted) = match (arm, metric) {
-                                (Arm::Aisimulate, Metric::Tpot) => (p.measured_tpot_relative, p.aisimulate_tpot_relative),
-                                (Arm::Aisimulate, Metric::Ttft) => (p.measured_ttft_relative, p.aisimulate_ttft_relative),
-                                (Arm::Aic, Metric::Tpot) => (p.measured_tpot_relative, p.aic_tpot_relative),
-                                (Arm::Aic, Metric::Ttft) => (p.measured_ttft_relative, p.aic_ttft_relative),
+                                (PublishedArm::Aisimulate, Metric::Tpot) => (p.measured_tpot_relative, p.aisimulate_tpot_relative),
+                                (PublishedArm::Aisimulate, Metric::Ttft) => (p.measured_ttft_relative, p.aisimulate_ttft_relative),
+                                (PublishedArm::Aic, Metric::Tpot) => (p.measured_tpot_relative, p.aic_tpot_relative),
+                                (PublishedArm::Aic, Metric::Ttft) => (p.measured_ttft_relative, p.aic_ttft_relative),
                             };
                             ShapePoint { concurrency: p.concurrency as f64, measured, predicted }
                         })
@@ -137,7 +137,7 @@ impl Scope {
 #[derive(Clone, Debug, PartialEq)]
 pub struct E2eRow {
     pub scope: Scope,
-    pub arm: Arm,
+    pub arm: PublishedArm,
     pub metric: Metric,
     pub definition: ShapeDefinition,
     pub distribution: Option<Distribution>,
@@ -163,7 +163,7 @@ fn rounds_to(value: f64, (published, decimals): (f64, usize)) -> bool {
 }
 
 impl E2eAudit {
-    pub fn row(&self, scope: Scope, arm: Arm, metric: Metric, definition: ShapeDefinition) -> &E2eRow {
+    pub fn row(&self, scope: Scope, arm: PublishedArm, metric: Metric, definition: ShapeDefinition) -> &E2eRow {
         self.rows
             .iter()
             .find(|r| r.scope == scope && r.arm == arm && r.metric == metric && r.definition == definition)
@@ -172,7 +172,7 @@ impl E2eAudit {
 
     /// Non-anchor points: the comparisons of AISimulate's own definition over all sweeps.
     pub fn non_anchor_points(&self) -> usize {
-        self.row(Scope::All, Arm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded)
+        self.row(Scope::All, PublishedArm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded)
             .distribution
             .map_or(0, |d| d.n)
     }
@@ -182,7 +182,7 @@ impl E2eAudit {
         [ShapeDefinition::AnchorExcluded, ShapeDefinition::AnchorIncluded]
             .into_iter()
             .filter(|&d| {
-                self.row(Scope::All, Arm::Aisimulate, Metric::Tpot, d).distribution.is_some_and(|x| {
+                self.row(Scope::All, PublishedArm::Aisimulate, Metric::Tpot, d).distribution.is_some_and(|x| {
                     rounds_to(x.mean, PAGE_MEAN) && rounds_to(x.median, PAGE_MEDIAN) && rounds_to(x.worst, PAGE_WORST)
                 })
             })
@@ -190,7 +190,7 @@ impl E2eAudit {
     }
 
     fn headline(&self) -> Option<Distribution> {
-        self.row(Scope::Vllm, Arm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded).distribution
+        self.row(Scope::Vllm, PublishedArm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded).distribution
     }
 
     pub fn gate(&self) -> Vec<GateCheck> {
@@ -246,7 +246,7 @@ impl E2eAudit {
 
         out.push_str("\nkernel accuracy page (PUBLISHED-FIGURES.md section 5): \"AISimulate, same points: 8.2% mean, 4.1% median, 432% worst\"\n");
         for definition in [ShapeDefinition::AnchorExcluded, ShapeDefinition::AnchorIncluded] {
-            let Some(d) = self.row(Scope::All, Arm::Aisimulate, Metric::Tpot, definition).distribution else { continue };
+            let Some(d) = self.row(Scope::All, PublishedArm::Aisimulate, Metric::Tpot, definition).distribution else { continue };
             let ok = self.page_definitions().contains(&definition);
             let _ = writeln!(
                 out,
@@ -261,7 +261,7 @@ impl E2eAudit {
         }
         let page = self.page_definitions();
         if page == [ShapeDefinition::AnchorIncluded] {
-            let own = self.row(Scope::All, Arm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded).distribution;
+            let own = self.row(Scope::All, PublishedArm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded).distribution;
             let _ = writeln!(
                 out,
                 "  FLAG definition mismatch: the page computes AISimulate's TPOT shape error with the anchor INCLUDED \
@@ -281,7 +281,7 @@ impl E2eAudit {
         if let Some(d) = self.headline() {
             let _ = writeln!(out, "  vllm aisimulate tpot shape_anchor_excluded: {:.2} n={} (unrounded {:.4})", d.mean, d.n, d.mean);
         }
-        if let Some(d) = self.row(Scope::Vllm, Arm::Aic, Metric::Tpot, ShapeDefinition::AnchorExcluded).distribution {
+        if let Some(d) = self.row(Scope::Vllm, PublishedArm::Aic, Metric::Tpot, ShapeDefinition::AnchorExcluded).distribution {
             let _ = writeln!(
                 out,
                 "  vllm aic tpot shape_anchor_excluded: {:.2} n={} (the same cell publishes AIC {HEADLINE_ALL_AIC_TPOT_SHAPE}: {}; not gated)",
@@ -298,7 +298,7 @@ impl E2eAudit {
         );
         out.push_str(
             "  not checked here: the TTFT columns (n 456 / 569) also drop four measured TTFT spikes \
-             (REFERENCE.md section 6), a rule of the scorer, not of this audit\n",
+             (docs/upstream.md §6), a rule of the scorer, not of this audit\n",
         );
         out.push_str(
             "  recorded, not gated: the older 11.55% (364) / 9.41% (447) and vLLM 8.87% (192) / 7.15% (238) \
@@ -327,7 +327,7 @@ impl E2eAudit {
         }
         let page = self.page_definitions();
         if let [definition] = page[..] {
-            let d = self.row(Scope::All, Arm::Aisimulate, Metric::Tpot, definition).distribution.expect("matched");
+            let d = self.row(Scope::All, PublishedArm::Aisimulate, Metric::Tpot, definition).distribution.expect("matched");
             output.values.insert("page_definition".into(), Value::Text(definition.key().into()));
             output.number("aisimulate.page_definition.mean", d.mean);
             output.number("aisimulate.page_definition.median", d.median);
@@ -352,7 +352,7 @@ fn names(definitions: &[ShapeDefinition]) -> String {
 pub fn audit_e2e(sweeps: &[SweepCurves]) -> E2eAudit {
     let mut rows = Vec::new();
     for scope in [Scope::All, Scope::Vllm] {
-        for arm in Arm::ALL {
+        for arm in PublishedArm::ALL {
             for metric in Metric::ALL {
                 for definition in [ShapeDefinition::AnchorExcluded, ShapeDefinition::AnchorIncluded] {
                     let errors: Vec<f64> = sweeps
@@ -390,7 +390,7 @@ mod tests {
         SweepCurves {
             framework: framework.into(),
             points: (0..measured.len()).map(|i| (1 << i, true)).collect(),
-            curves: Arm::ALL
+            curves: PublishedArm::ALL
                 .iter()
                 .flat_map(|&a| Metric::ALL.map(|m| (a, m, curve.clone())))
                 .collect(),
@@ -410,11 +410,11 @@ mod tests {
         // Prediction rises 50% too fast at the second point: one error of 50 per sweep.
         let sweeps = [sweep("vllm", &[1.0, 2.0], &[1.0, 3.0]), sweep("sglang", &[1.0, 2.0, 4.0], &[1.0, 2.0, 4.0])];
         let audit = audit_e2e(&sweeps);
-        let own = audit.row(Scope::All, Arm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded);
-        let inclusive = audit.row(Scope::All, Arm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorIncluded);
+        let own = audit.row(Scope::All, PublishedArm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded);
+        let inclusive = audit.row(Scope::All, PublishedArm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorIncluded);
         assert_eq!(own.distribution.map(|d| (d.mean, d.n)), Some((50.0 / 3.0, 3)));
         assert_eq!(inclusive.distribution.map(|d| (d.mean, d.n)), Some((10.0, 5)));
-        let vllm = audit.row(Scope::Vllm, Arm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded);
+        let vllm = audit.row(Scope::Vllm, PublishedArm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded);
         assert_eq!(vllm.distribution.map(|d| (d.mean, d.n)), Some((50.0, 1)));
         assert_eq!((audit.sweeps, audit.points, audit.vllm_sweeps, audit.vllm_droppable), (2, 5, 1, 0));
         assert!(audit.page_definitions().is_empty());

@@ -2,13 +2,13 @@
 //! its four rows, recomputed under our definitions, next to what the anchor-inclusive
 //! variant would give. Vectors: `testdata/aisimulate-test-rows/rows.json`.
 //!
-//! AISimulate's own test rows (REFERENCE.md section 4), as a figure of the release gate
+//! AISimulate's own test rows (docs/upstream.md §4), as a figure of the release gate
 //! (`definition-known-answers`); it reads no corpus, only the committed vectors.
 
 use crate::task::{TaskOutput, TaskResult};
 use anyhow::Context;
 use oracles::accuracy::{
-    arm_figures, gpu_count, published_error_pct, published_rows, relatives, Arm, Latencies,
+    arm_figures, gpu_count, published_error_pct, published_rows, relatives, PublishedArm, Latencies,
     Metric, Row, ShapeDefinition, Status, StatusCounts,
 };
 use serde::Deserialize;
@@ -113,11 +113,11 @@ pub fn checks() -> anyhow::Result<Vec<Check>> {
     };
     let published = published_rows(&rows);
     push("published rows".into(), expected("/published_rows")?, Some(published.len() as f64), None, false);
-    for arm in Arm::ALL {
+    for arm in PublishedArm::ALL {
         let totals = arm_figures(&published, arm, ShapeDefinition::AnchorExcluded);
         push(format!("totals.{arm}.points"), expected(&format!("/totals/{arm}/points"))?, Some(totals.points as f64), None, false);
     }
-    let aic = arm_figures(&published, Arm::Aic, ShapeDefinition::AnchorExcluded);
+    let aic = arm_figures(&published, PublishedArm::Aic, ShapeDefinition::AnchorExcluded);
     for metric in Metric::ALL {
         push(
             format!("totals.aic.{metric}_mape_pct"),
@@ -139,7 +139,7 @@ pub fn checks() -> anyhow::Result<Vec<Check>> {
         );
     }
     let alpha: Vec<&Row> = rows.iter().filter(|r| r.topology.starts_with("Alpha/")).collect();
-    for arm in Arm::ALL {
+    for arm in PublishedArm::ALL {
         let own = arm_figures(&alpha, arm, ShapeDefinition::AnchorExcluded);
         let inclusive = arm_figures(&alpha, arm, ShapeDefinition::AnchorIncluded);
         for metric in Metric::ALL {
@@ -159,7 +159,7 @@ pub fn checks() -> anyhow::Result<Vec<Check>> {
             );
         }
     }
-    for (arm, metric) in [(Arm::Aic, Metric::Tpot), (Arm::Aisimulate, Metric::Ttft)] {
+    for (arm, metric) in [(PublishedArm::Aic, Metric::Tpot), (PublishedArm::Aisimulate, Metric::Ttft)] {
         let own = arm_figures(&alpha, arm, ShapeDefinition::AnchorExcluded);
         let inclusive = arm_figures(&alpha, arm, ShapeDefinition::AnchorIncluded);
         push(
@@ -179,13 +179,13 @@ pub fn checks() -> anyhow::Result<Vec<Check>> {
         failed.iter().position(|r| r.concurrency == concurrency).and_then(|i| values[i])
     };
     let measured = relatives(&failed, None, Metric::Ttft);
-    let ais = relatives(&failed, Some(Arm::Aisimulate), Metric::Ttft);
-    let aic_rel = relatives(&failed, Some(Arm::Aic), Metric::Ttft);
+    let ais = relatives(&failed, Some(PublishedArm::Aisimulate), Metric::Ttft);
+    let aic_rel = relatives(&failed, Some(PublishedArm::Aic), Metric::Ttft);
     let e = "/row_1_aisimulate_failed";
     push("failed replay: measured ttft_relative @1".into(), expected(&format!("{e}/measured_ttft_relative/1"))?, at(&measured, 1.0), None, false);
     push("failed replay: measured ttft_relative @2".into(), expected(&format!("{e}/measured_ttft_relative/2"))?, at(&measured, 2.0), None, false);
     push("failed replay: aisimulate ttft_relative @1".into(), expected(&format!("{e}/aisimulate_ttft_relative/1"))?, at(&ais, 1.0), None, false);
-    let ape = failed[0].arm(Arm::Aisimulate).ttft.zip(failed[0].measured.ttft).and_then(|(p, m)| published_error_pct(p, m));
+    let ape = failed[0].arm(PublishedArm::Aisimulate).ttft.zip(failed[0].measured.ttft).and_then(|(p, m)| published_error_pct(p, m));
     push("failed replay: aisimulate ttft_error_pct @1".into(), expected(&format!("{e}/aisimulate_ttft_error_pct/1"))?, ape, None, false);
     push("failed replay: aic ttft_relative @2".into(), expected(&format!("{e}/aic_ttft_relative/2"))?, at(&aic_rel, 2.0), None, false);
     Ok(checks)
@@ -194,7 +194,7 @@ pub fn checks() -> anyhow::Result<Vec<Check>> {
 pub fn render(checks: &[Check]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "AISimulate's own test rows: {VECTORS}");
-    let _ = writeln!(out, "source: AIS tests/test_e2e_accuracy_overview.py, as recorded in REFERENCE.md section 4\n");
+    let _ = writeln!(out, "source: AIS tests/test_e2e_accuracy_overview.py, as recorded in docs/upstream.md §4\n");
     let show = |v: Option<f64>| v.map_or("-".to_string(), |v| v.to_string());
     for c in checks {
         let rule = if c.must_differ { "must differ from" } else { "expected" };

@@ -1,5 +1,5 @@
 //! The error-definition audit: recompute AISimulate's published totals from its own per-point
-//! data under each definition (REFERENCE.md section 4), say which reproduce, and show that the
+//! data under each definition (docs/upstream.md §4), say which reproduce, and show that the
 //! tempting wrong definition does not. Two audits:
 //!
 //! - [`task_error_definition`] over `aisimulate_summary.json` (PUBLISHED-FIGURES.md section 1);

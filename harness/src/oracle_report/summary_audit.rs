@@ -1,6 +1,6 @@
 //! The audit of `aisimulate_summary.json` (PUBLISHED-FIGURES.md section 1): every published
 //! total, and every sub-level figure (model, workload, GPU, topology), recomputed from the
-//! snapshot's own rounded per-point data under each definition of REFERENCE.md section 4
+//! snapshot's own rounded per-point data under each definition of docs/upstream.md §4
 //! (AIS scripts/e2e_accuracy/build_e2e_accuracy_overview.py), with how far input rounding could
 //! move each one. The task functions that read the file are in the parent module.
 
@@ -9,7 +9,7 @@ use super::LAST_DIGIT;
 use crate::corpus::aisimulate;
 use crate::task::TaskOutput;
 use oracles::accuracy::{
-    shape_comparisons, Arm, Comparison, Metric, Pooled, ShapeDefinition, ShapePoint,
+    shape_comparisons, PublishedArm, Comparison, Metric, Pooled, ShapeDefinition, ShapePoint,
 };
 use std::fmt::Write as _;
 
@@ -77,7 +77,7 @@ impl Definition {
 /// One recomputed figure, with what it is compared against.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Line {
-    pub arm: Arm,
+    pub arm: PublishedArm,
     pub metric: Metric,
     pub definition: Definition,
     pub pooled: Pooled,
@@ -159,7 +159,7 @@ fn mean_of(values: &[f64]) -> f64 {
 }
 
 /// The shape inputs of one topology for one arm and metric, from the published relatives.
-fn shape_points(topology: &aisimulate::Topology, arm: Arm, metric: Metric) -> Vec<ShapePoint> {
+fn shape_points(topology: &aisimulate::Topology, arm: PublishedArm, metric: Metric) -> Vec<ShapePoint> {
     topology
         .points
         .iter()
@@ -174,7 +174,7 @@ fn shape_points(topology: &aisimulate::Topology, arm: Arm, metric: Metric) -> Ve
 /// One line over any set of topologies (the whole snapshot, or one node of it).
 fn compute_line(
     topologies: &[&aisimulate::Topology],
-    arm: Arm,
+    arm: PublishedArm,
     metric: Metric,
     definition: Definition,
     published: Option<f64>,
@@ -230,11 +230,11 @@ pub struct SummaryAudit {
     pub scope_multinode: String,
     pub lines: Vec<Line>,
     /// Per (arm, metric, definition in {shape_anchor_excluded, mape}), one tally per level.
-    pub levels: Vec<(Arm, Metric, Definition, [LevelTally; 4])>,
+    pub levels: Vec<(PublishedArm, Metric, Definition, [LevelTally; 4])>,
 }
 
 impl SummaryAudit {
-    pub fn line(&self, arm: Arm, metric: Metric, definition: Definition) -> &Line {
+    pub fn line(&self, arm: PublishedArm, metric: Metric, definition: Definition) -> &Line {
         self.lines
             .iter()
             .find(|l| l.arm == arm && l.metric == metric && l.definition == definition)
@@ -244,8 +244,8 @@ impl SummaryAudit {
     /// AISimulate TPOT shape: its own definition reproduces, with the published n; the
     /// anchor-inclusive variant does not.
     pub fn gate(&self) -> Vec<GateCheck> {
-        let own = self.line(Arm::Aisimulate, Metric::Tpot, Definition::Shape(ShapeDefinition::AnchorExcluded));
-        let wrong = self.line(Arm::Aisimulate, Metric::Tpot, Definition::Shape(ShapeDefinition::AnchorIncluded));
+        let own = self.line(PublishedArm::Aisimulate, Metric::Tpot, Definition::Shape(ShapeDefinition::AnchorExcluded));
+        let wrong = self.line(PublishedArm::Aisimulate, Metric::Tpot, Definition::Shape(ShapeDefinition::AnchorIncluded));
         let published = own.published.map_or("null".to_string(), |p| p.to_string());
         let mean = |l: &Line| l.pooled.mean.map_or("none".to_string(), |m| format!("{m:.4}"));
         vec![
@@ -297,7 +297,7 @@ impl SummaryAudit {
             out,
             "tolerance: {LAST_DIGIT}, half a unit in the last place of a total published to 2 decimals"
         );
-        let _ = writeln!(out, "definitions: REFERENCE.md section 4 (AIS scripts/e2e_accuracy/build_e2e_accuracy_overview.py)");
+        let _ = writeln!(out, "definitions: docs/upstream.md §4 (AIS scripts/e2e_accuracy/build_e2e_accuracy_overview.py)");
         out.push('\n');
         for line in &self.lines {
             let value = line.pooled.published().map_or("-".to_string(), |v| format!("{v:.2}"));
@@ -401,7 +401,7 @@ pub fn audit_summary(summary: &aisimulate::Summary) -> SummaryAudit {
         })
         .collect();
     let mut lines = Vec::new();
-    for arm in Arm::ALL {
+    for arm in PublishedArm::ALL {
         for metric in Metric::ALL {
             for definition in Definition::ALL {
                 let published = definition.published(summary.totals(arm), metric);
@@ -410,7 +410,7 @@ pub fn audit_summary(summary: &aisimulate::Summary) -> SummaryAudit {
         }
     }
     let mut levels = Vec::new();
-    for arm in Arm::ALL {
+    for arm in PublishedArm::ALL {
         for metric in Metric::ALL {
             for definition in [Definition::Shape(ShapeDefinition::AnchorExcluded), Definition::Mape] {
                 levels.push((arm, metric, definition, tally_levels(summary, arm, metric, definition)));
@@ -440,15 +440,15 @@ pub fn audit_summary(summary: &aisimulate::Summary) -> SummaryAudit {
 
 fn tally_levels(
     summary: &aisimulate::Summary,
-    arm: Arm,
+    arm: PublishedArm,
     metric: Metric,
     definition: Definition,
 ) -> [LevelTally; 4] {
     let mut tallies: [LevelTally; 4] = Default::default();
     let mut tally = |level: usize, path: String, node: (&aisimulate::ArmFigures, &aisimulate::ArmFigures), topologies: Vec<&aisimulate::Topology>| {
         let figures = match arm {
-            Arm::Aisimulate => node.0,
-            Arm::Aic => node.1,
+            PublishedArm::Aisimulate => node.0,
+            PublishedArm::Aic => node.1,
         };
         let line = compute_line(&topologies, arm, metric, definition, definition.published(figures, metric));
         let t = &mut tallies[level];
@@ -491,7 +491,7 @@ mod tests {
     #[test]
     fn margin_is_the_distance_to_the_next_rounding_boundary() {
         let line = |mean: f64| Line {
-            arm: Arm::Aisimulate,
+            arm: PublishedArm::Aisimulate,
             metric: Metric::Tpot,
             definition: Definition::Mape,
             pooled: Pooled { mean: Some(mean), n: 1 },

@@ -16,7 +16,7 @@ pub mod chart;
 pub mod views;
 
 use crate::gate::{report::status_word, FigureResult, Manifest, Status};
-use crate::score::{Arm, Corpora, Metric, Scored};
+use crate::score::{Arm, Corpora, ErrorMetric, Scored};
 use chart::{arm_style, esc, Axis, Frame, Style, Svg, MEASURED};
 use oracles::tiers::Tier;
 use std::collections::{BTreeMap, BTreeSet};
@@ -387,13 +387,13 @@ fn tier_table(scored: &Scored, tier: Tier) -> String {
         agg.sweeps,
         esc(tier.title())
     );
-    for m in Metric::ALL {
+    for m in ErrorMetric::ALL {
         let _ = write!(out, "<th scope=\"col\">{} (n {})</th>", m.title(), agg.n[&m]);
     }
     out.push_str("</tr></thead><tbody>\n");
     for (i, (name, _, why)) in scored.arms.iter().enumerate() {
         let _ = write!(out, "<tr><th scope=\"row\">{}</th>", esc(name));
-        for m in Metric::ALL {
+        for m in ErrorMetric::ALL {
             let cell = match (why, agg.mean_abs.get(&(i, m)).copied().flatten()) {
                 (Some(_), _) => "not run".to_string(),
                 (None, Some(v)) => pct(v),
@@ -647,10 +647,13 @@ pub fn for_gate_with_baseline(
         return render(&Page { heading, figures, scoring, notes });
     }
     let selection = crate::score::Selection::vllm(None);
+    let catalog = inputs.get(crate::inputs::InputKind::Catalog).map(|c| c.path.as_path());
+    // Resolved once: the BLIS column runs these points and the scorer scores them.
+    let resolved = crate::score::resolve::resolve(&corpora, &scenarios, catalog, &selection);
     let mut notes = Vec::new();
     let blis = match inputs.get(crate::inputs::InputKind::Blis) {
         None => None,
-        Some(_) => match blis_column(inputs, &corpora, &scenarios, &selection) {
+        Some(_) => match blis_column(inputs, &resolved.sweeps) {
             Ok(column) => {
                 notes.extend(column.notes.into_iter().map(|m| format!("BLIS: no value: {m}")));
                 notes.extend(column.sweep_notes.into_iter().map(|m| format!("BLIS: {m}")));
@@ -660,15 +663,13 @@ pub fn for_gate_with_baseline(
         },
     };
     let arms = crate::score::headline_arms(&corpora.e2e, blis);
-    let scored = crate::score::score(&corpora, &scenarios, &arms, &selection);
+    let scored = crate::score::score_resolved(&resolved, &arms);
     render(&Page { heading, figures, scoring: Ok(Scoring { scored: &scored, corpora: &corpora, arms: &arms }), notes })
 }
 
 fn blis_column(
     inputs: &crate::inputs::Inputs,
-    corpora: &Corpora,
-    scenarios: &crate::corpus::scenario::ScenarioSet,
-    selection: &crate::score::Selection,
+    resolved: &[crate::score::resolve::ResolvedSweep],
 ) -> Result<crate::blis::arm::Column, crate::task::TaskError> {
     use crate::inputs::InputKind;
     let needed_for = "the BLIS charts";
@@ -678,7 +679,7 @@ fn blis_column(
     let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?.to_path_buf();
     let mut opts = crate::blis::RunOptions::new(binary, catalog, registry);
     opts.progress = crate::blis::ProgressMode::Quiet;
-    crate::blis::arm::column(corpora, scenarios, &scenarios_dir, selection, &opts)
+    crate::blis::arm::column(resolved, &scenarios_dir, &opts)
 }
 
 #[cfg(test)]

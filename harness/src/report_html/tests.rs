@@ -125,7 +125,7 @@ fn figure(id: &str, status: Status, published: &str, ours: Option<&str>, detail:
 }
 
 fn manifest() -> Manifest {
-    Manifest::load(&crate::gate::manifest_path()).unwrap()
+    crate::gate::load_manifest(&crate::gate::manifest_path()).unwrap()
 }
 
 fn figures() -> Vec<FigureResult> {

@@ -93,7 +93,7 @@ fn view(
     arms: &[Arm],
     excluded: &BTreeSet<(&str, &str, u32)>,
 ) -> SweepView {
-    let mut points: Vec<&crate::corpus::e2e::Point> = sweep.points.iter().collect();
+    let mut points: Vec<&crate::corpus::e2e::SweepPoint> = sweep.points.iter().collect();
     points.sort_by_key(|p| p.concurrency);
     let concurrency: Vec<u32> = points.iter().map(|p| p.concurrency).collect();
     // A scored sweep has every measured relative (the scorer drops it otherwise).

@@ -1,10 +1,10 @@
-//! The coverage-gap report (`--gaps FILE`, never stdout), in the format of REFERENCE.md
-//! section 6: a header line, one line per gap
+//! The coverage-gap report (`--gaps FILE`, never stdout), in the format of
+//! docs/upstream.md §6: a header line, one line per gap
 //! `gap <scenario> <label> <sweep|c=N> [<owner>] <cause>[: detail]`, then a summary of points
 //! per (cause, owner), largest first.
 //!
 //! Gaps are checked against the scenario tree and the catalog and registry. The team's copy
-//! of those trees is partial (REFERENCE.md section 8): a file it lacks that the published run
+//! of those trees is partial (docs/upstream.md §8): a file it lacks that the published run
 //! had is reported with owner `team-copy` and says so. Gaps never feed back into the tiers:
 //! the tier of a sweep depends only on the corpora and the scenario schema's field names.
 
@@ -16,8 +16,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// Files of the locked upstream trees that the team's partial copy lacks (REFERENCE.md
-/// section 8; blis-artifacts/PROVENANCE-yaml.md), relative to the catalog root.
+/// Files of the locked upstream trees that the team's partial copy lacks (docs/upstream.md
+/// §8; blis-artifacts/PROVENANCE-yaml.md), relative to the catalog root.
 pub const ABSENT_FROM_TEAM_COPY: [&str; 7] = [
     "hardware/h200.yaml",
     "models/deepseek-v3/graph.yaml",
@@ -117,7 +117,7 @@ pub fn gaps(
                             "team-copy",
                             &format!("missing {tree} file ({what})"),
                             Some(format!(
-                                "{rel} (absent from the team's partial copy, REFERENCE.md section 8; not a gap in the published run)"
+                                "{rel} (absent from the team's partial copy, docs/upstream.md §8; not a gap in the published run)"
                             )),
                         );
                     } else {

@@ -23,132 +23,21 @@
 
 pub mod gaps;
 pub mod render;
+pub mod resolve;
 pub mod settings;
 
 use crate::corpus::e2e::{E2eCorpus, Status, Sweep};
-use crate::corpus::inferencex::{Absolutes, EngineSettings};
 use crate::corpus::scenario::ScenarioSet;
-use crate::inputs::{InputKind, Inputs};
-use crate::task::{TaskError, TaskOutput, TaskResult};
-use anyhow::{bail, Context, Result};
+use crate::inputs::Inputs;
+use crate::task::{TaskOutput, TaskResult};
+use anyhow::Result;
 use oracles::scoring;
 use oracles::tiers::{self, ConfigTier, Tier};
-use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
-pub const E2E_FILE: &str = "aisimulate_e2e.json";
-pub const ABSOLUTES_FILE: &str = "inferencex_absolutes.json";
-pub const SETTINGS_FILE: &str = "inferencex_engine_settings.json";
-pub const SCOREABLE_FILE: &str = "scoreable.json";
-
-/// The measurement corpora the scorer reads (REFERENCE.md section 5), joined and checked.
-#[derive(Clone, Debug)]
-pub struct Corpora {
-    pub e2e: E2eCorpus,
-    pub absolutes: Absolutes,
-    pub settings: EngineSettings,
-    /// `scoreable.json`: BLIS's own sweep-report points (docs/scoring.md); read and checked,
-    /// not part of the headline table.
-    pub scoreable: Vec<ScoreableRow>,
-}
-
-/// One row of `scoreable.json`.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ScoreableRow {
-    pub scenario: String,
-    pub report: String,
-    pub series: String,
-    pub label: String,
-    pub concurrency: u32,
-    pub itl_ms: Option<f64>,
-    pub ttft_ms: Option<f64>,
-    pub e2e_ms: Option<f64>,
-    pub isl: Option<u32>,
-    pub osl: Option<u32>,
-    pub kv_pct: Option<f64>,
-    pub hit_pct: Option<f64>,
-    pub preempted: Option<f64>,
-    pub running: Option<f64>,
-    pub waiting: Option<f64>,
-    pub in_tps: Option<f64>,
-    pub out_tps: Option<f64>,
-    pub accept_pct: Option<f64>,
-    pub effconc: Option<f64>,
-}
-
-/// Reads `scoreable.json` strictly; the error names the file and the JSON path.
-pub fn load_scoreable(path: &Path) -> Result<Vec<ScoreableRow>> {
-    let text = crate::read::text(path)?;
-    crate::corpus::e2e::parse_json_strict(&text).with_context(|| crate::paths::display(path))
-}
-
-impl Corpora {
-    /// Reads the four corpora from `dir`. A missing file is an error naming it; a record of
-    /// the InferenceX corpora that joins no sweep of the e2e corpus is an error naming the
-    /// file and the entry.
-    pub fn load(dir: &Path) -> Result<Corpora> {
-        for name in [E2E_FILE, ABSOLUTES_FILE, SETTINGS_FILE, SCOREABLE_FILE] {
-            if let Some(found) = crate::read::not_a_file(&dir.join(name)) {
-                bail!(
-                    "{} has no {name}: found {found} (the measurement corpora: --measurements / BLIS_MEASUREMENTS)",
-                    crate::paths::display(dir)
-                );
-            }
-        }
-        let e2e = crate::corpus::e2e::load(&dir.join(E2E_FILE))?;
-        if e2e.sweeps.is_empty() {
-            bail!("{}: `sweeps` is empty", crate::paths::display(&dir.join(E2E_FILE)));
-        }
-        let absolutes = crate::corpus::inferencex::load_absolutes(&dir.join(ABSOLUTES_FILE))?;
-        let settings = crate::corpus::inferencex::load_engine_settings(&dir.join(SETTINGS_FILE))?;
-        let scoreable = load_scoreable(&dir.join(SCOREABLE_FILE))?;
-        let corpora = Corpora { e2e, absolutes, settings, scoreable };
-        corpora.check_joins(dir)?;
-        Ok(corpora)
-    }
-
-    fn check_joins(&self, dir: &Path) -> Result<()> {
-        let sweeps: BTreeMap<(&str, &str), &Sweep> =
-            self.e2e.sweeps.iter().map(|s| ((s.scenario.as_str(), s.label.as_str()), s)).collect();
-        for (i, r) in self.settings.settings.iter().enumerate() {
-            let Some(sweep) = sweeps.get(&(r.scenario.as_str(), r.label.as_str())) else {
-                bail!(
-                    "{}: `settings[{i}]` ({} {}) is a record for a sweep that {} does not have",
-                    crate::paths::display(&dir.join(SETTINGS_FILE)), r.scenario, r.label, E2E_FILE
-                );
-            };
-            for c in r.by_concurrency.0.keys() {
-                if !sweep.points.iter().any(|p| p.concurrency == *c) {
-                    bail!(
-                        "{}: `settings[{i}].by_concurrency.\"{c}\"` ({} {}): the sweep has no point at concurrency {c}",
-                        crate::paths::display(&dir.join(SETTINGS_FILE)), r.scenario, r.label
-                    );
-                }
-            }
-        }
-        for (i, a) in self.absolutes.anchors.iter().enumerate() {
-            if !sweeps.contains_key(&(a.scenario.as_str(), a.label.as_str())) {
-                bail!(
-                    "{}: `anchors[{i}]` ({} {}) is a record for a sweep that {} does not have",
-                    crate::paths::display(&dir.join(ABSOLUTES_FILE)), a.scenario, a.label, E2E_FILE
-                );
-            }
-        }
-        Ok(())
-    }
-
-    /// The release the corpora were cut from (`db-dump/...`).
-    pub fn release(&self) -> String {
-        self.e2e
-            .snapshot
-            .get("release_tag")
-            .and_then(|v| v.as_str())
-            .unwrap_or(&self.absolutes.release_tag)
-            .to_string()
-    }
-}
+pub use crate::corpus::corpora::{
+    load_inputs, load_scoreable, Corpora, ScoreableRow, ABSOLUTES_FILE, E2E_FILE, SCOREABLE_FILE, SETTINGS_FILE,
+};
 
 /// (scenario, label, concurrency): one measured point.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -208,7 +97,7 @@ impl Arm {
     }
 
     /// AISimulate's or AIC's predictions as the e2e corpus publishes them.
-    pub fn published(e2e: &E2eCorpus, name: &str, key: &str, pick: fn(&crate::corpus::e2e::Point) -> ArmPoint) -> Arm {
+    pub fn published(e2e: &E2eCorpus, name: &str, key: &str, pick: fn(&crate::corpus::e2e::SweepPoint) -> ArmPoint) -> Arm {
         let points = e2e
             .sweeps
             .iter()
@@ -264,42 +153,43 @@ pub struct ArmErrors {
     pub ttft_mape: Vec<(u32, f64)>,
 }
 
-/// The four metrics, in table order.
+/// The four error figures of a headline row, in table order: a latency metric
+/// (`oracles::accuracy::Metric`) scored by shape error or by MAPE.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Metric {
+pub enum ErrorMetric {
     TpotShape,
     TpotMape,
     TtftShape,
     TtftMape,
 }
 
-impl Metric {
-    pub const ALL: [Metric; 4] = [Metric::TpotShape, Metric::TpotMape, Metric::TtftShape, Metric::TtftMape];
+impl ErrorMetric {
+    pub const ALL: [ErrorMetric; 4] = [ErrorMetric::TpotShape, ErrorMetric::TpotMape, ErrorMetric::TtftShape, ErrorMetric::TtftMape];
     pub fn key(self) -> &'static str {
         match self {
-            Metric::TpotShape => "tpot_shape",
-            Metric::TpotMape => "tpot_mape",
-            Metric::TtftShape => "ttft_shape",
-            Metric::TtftMape => "ttft_mape",
+            ErrorMetric::TpotShape => "tpot_shape",
+            ErrorMetric::TpotMape => "tpot_mape",
+            ErrorMetric::TtftShape => "ttft_shape",
+            ErrorMetric::TtftMape => "ttft_mape",
         }
     }
     pub fn title(self) -> &'static str {
         match self {
-            Metric::TpotShape => "TPOT shape",
-            Metric::TpotMape => "TPOT mape",
-            Metric::TtftShape => "TTFT shape",
-            Metric::TtftMape => "TTFT mape",
+            ErrorMetric::TpotShape => "TPOT shape",
+            ErrorMetric::TpotMape => "TPOT mape",
+            ErrorMetric::TtftShape => "TTFT shape",
+            ErrorMetric::TtftMape => "TTFT mape",
         }
     }
 }
 
 impl ArmErrors {
-    pub fn get(&self, m: Metric) -> &[(u32, f64)] {
+    pub fn get(&self, m: ErrorMetric) -> &[(u32, f64)] {
         match m {
-            Metric::TpotShape => &self.tpot_shape,
-            Metric::TpotMape => &self.tpot_mape,
-            Metric::TtftShape => &self.ttft_shape,
-            Metric::TtftMape => &self.ttft_mape,
+            ErrorMetric::TpotShape => &self.tpot_shape,
+            ErrorMetric::TpotMape => &self.tpot_mape,
+            ErrorMetric::TtftShape => &self.ttft_shape,
+            ErrorMetric::TtftMape => &self.ttft_mape,
         }
     }
 }
@@ -318,7 +208,7 @@ pub struct ScoredSweep {
     pub monotone: bool,
     /// Comparisons per metric, whatever arms ran (TPOT shape: points - 1; TPOT mape: points;
     /// TTFT: the same without the excursions).
-    pub comparisons: BTreeMap<Metric, usize>,
+    pub comparisons: BTreeMap<ErrorMetric, usize>,
     /// One entry per arm, in the order of the arms; `None` for an arm not run.
     pub errors: Vec<Option<ArmErrors>>,
 }
@@ -364,9 +254,9 @@ pub struct Aggregate {
     pub sweeps: usize,
     /// Comparison counts per metric (the same for every arm: sweeps are dropped for all, and
     /// counted even when no arm ran).
-    pub n: BTreeMap<Metric, usize>,
+    pub n: BTreeMap<ErrorMetric, usize>,
     /// Mean |e| per (arm index, metric); `None` on an arm not run or no comparisons.
-    pub mean_abs: BTreeMap<(usize, Metric), Option<f64>>,
+    pub mean_abs: BTreeMap<(usize, ErrorMetric), Option<f64>>,
 }
 
 impl Scored {
@@ -379,7 +269,7 @@ impl Scored {
         let sweeps: Vec<&ScoredSweep> = sweeps.collect();
         let mut n = BTreeMap::new();
         let mut mean_abs = BTreeMap::new();
-        for m in Metric::ALL {
+        for m in ErrorMetric::ALL {
             // counts from the first run arm; every run arm has the same by construction
             let count = sweeps.iter().map(|s| s.comparisons[&m]).sum();
             n.insert(m, count);
@@ -401,22 +291,16 @@ impl Scored {
     }
 }
 
-/// Scores `arms` on the sweeps `selection` picks.
+/// Scores `arms` on the sweeps `selection` picks (resolved here; see [`score_resolved`] to
+/// score sweeps already resolved for the BLIS arm).
 pub fn score(corpora: &Corpora, scenarios: &ScenarioSet, arms: &[Arm], selection: &Selection) -> Scored {
-    let expressible = crate::corpus::scenario::expressible_keys(scenarios);
-    let records: BTreeMap<(&str, &str), &crate::corpus::inferencex::SettingsRecord> = corpora
-        .settings
-        .settings
-        .iter()
-        .map(|r| ((r.scenario.as_str(), r.label.as_str()), r))
-        .collect();
-    let absolutes: BTreeMap<(&str, &str), &crate::corpus::inferencex::Anchor> = corpora
-        .absolutes
-        .anchors
-        .iter()
-        .map(|a| ((a.scenario.as_str(), a.label.as_str()), a))
-        .collect();
+    score_resolved(&resolve::resolve(corpora, scenarios, None, selection), arms)
+}
 
+/// Scores `arms` on the sweeps of `resolved` (`resolve::resolve`).
+pub fn score_resolved(resolved: &resolve::Resolved, arms: &[Arm]) -> Scored {
+    let (corpora, scenarios, selection) = (resolved.corpora, resolved.scenarios, &resolved.selection);
+    let expressible = crate::corpus::scenario::expressible_keys(scenarios);
     let mut scored = Scored {
         corpus_source: corpora.e2e.source.clone(),
         release: corpora.release(),
@@ -436,23 +320,14 @@ pub fn score(corpora: &Corpora, scenarios: &ScenarioSet, arms: &[Arm], selection
         inexpressible_keys: BTreeSet::new(),
     };
 
-    for sweep in &corpora.e2e.sweeps {
-        if sweep.framework != selection.framework {
-            continue;
-        }
-        let record = records.get(&(sweep.scenario.as_str(), sweep.label.as_str())).copied();
-        let mut points: Vec<&crate::corpus::e2e::Point> = sweep.points.iter().collect();
-        points.sort_by_key(|p| p.concurrency);
-        let anchor_c = points.first().map(|p| p.concurrency);
-        let recorded_at_anchor = record.zip(anchor_c).is_some_and(|(r, c)| r.by_concurrency.get(c).is_some());
-        if !tiers::config_tier_keeps(selection.config_tier, recorded_at_anchor) {
-            continue;
-        }
+    for r in &resolved.sweeps {
+        let (sweep, record) = (r.sweep, r.record);
+        let points = r.sweep_points();
         let evidence = settings::sweep_evidence(sweep, &points, record);
         let tier = tiers::sweep_tier(&evidence, &expressible).unwrap_or(Tier::All);
         scored.inexpressible_keys.extend(evidence.inexpressible(&expressible));
 
-        match score_sweep(sweep, &points, arms, absolutes.get(&(sweep.scenario.as_str(), sweep.label.as_str())).copied()) {
+        match score_sweep(sweep, &points, arms, r.absolutes) {
             Err(reason) => scored.dropped.push(Dropped {
                 scenario: sweep.scenario.clone(),
                 label: sweep.label.clone(),
@@ -462,14 +337,14 @@ pub fn score(corpora: &Corpora, scenarios: &ScenarioSet, arms: &[Arm], selection
                 let points_n = points.len();
                 let ttft_n = points_n - excursions.len();
                 let comparisons = BTreeMap::from([
-                    (Metric::TpotShape, points_n - 1),
-                    (Metric::TpotMape, points_n),
-                    (Metric::TtftShape, ttft_n - 1),
-                    (Metric::TtftMape, ttft_n),
+                    (ErrorMetric::TpotShape, points_n - 1),
+                    (ErrorMetric::TpotMape, points_n),
+                    (ErrorMetric::TtftShape, ttft_n - 1),
+                    (ErrorMetric::TtftMape, ttft_n),
                 ]);
                 scored.prefix_caching_points += settings::prefix_caching_points(sweep, &points, record);
-                for ((field, provenance), n) in settings::provenance_counts(sweep, &points, record) {
-                    *scored.provenance_counts.entry((field, provenance)).or_default() += n;
+                for setting in r.points.iter().flat_map(|p| &p.settings) {
+                    *scored.provenance_counts.entry((setting.field, setting.provenance)).or_default() += 1;
                 }
                 scored.excursions.extend(excursions);
                 scored.sweeps.push(ScoredSweep {
@@ -494,7 +369,7 @@ type SweepScore = (Vec<Option<ArmErrors>>, Vec<Excursion>, bool);
 /// One sweep, whole or not at all: the reason it is dropped, or every run arm's errors.
 fn score_sweep(
     sweep: &Sweep,
-    points: &[&crate::corpus::e2e::Point],
+    points: &[&crate::corpus::e2e::SweepPoint],
     arms: &[Arm],
     absolutes: Option<&crate::corpus::inferencex::Anchor>,
 ) -> Result<SweepScore, String> {
@@ -592,14 +467,6 @@ fn score_sweep(
     Ok((errors, excursions, scoring::strictly_increasing(&m_tpot)))
 }
 
-/// Loads the corpora and the scenario tree the scorer needs, or refuses naming the flag.
-pub fn load_inputs(inputs: &Inputs) -> Result<(Corpora, ScenarioSet), TaskError> {
-    let measurements = inputs.require_dir(InputKind::Measurements, "the corpus scorer")?;
-    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, "the corpus scorer")?;
-    let corpora = Corpora::load(measurements)?;
-    let scenarios = crate::corpus::scenario::load_dir(scenarios_dir)?;
-    Ok((corpora, scenarios))
-}
 
 /// The headline table's AISimulate and AIC columns (PUBLISHED-FIGURES.md section 3) for the
 /// release gate. Values are keyed `<tier>.sweeps`, `<tier>.n_shape`, `<tier>.n_mape`,
@@ -620,12 +487,12 @@ pub fn headline_output(scored: &Scored) -> TaskOutput {
     for (tier, agg) in scored.tiers() {
         let t = tier.key();
         out.count(format!("{t}.sweeps"), agg.sweeps as u64);
-        out.count(format!("{t}.n_shape"), agg.n[&Metric::TpotShape] as u64);
-        out.count(format!("{t}.n_mape"), agg.n[&Metric::TpotMape] as u64);
-        out.count(format!("{t}.n_ttft_shape"), agg.n[&Metric::TtftShape] as u64);
-        out.count(format!("{t}.n_ttft_mape"), agg.n[&Metric::TtftMape] as u64);
+        out.count(format!("{t}.n_shape"), agg.n[&ErrorMetric::TpotShape] as u64);
+        out.count(format!("{t}.n_mape"), agg.n[&ErrorMetric::TpotMape] as u64);
+        out.count(format!("{t}.n_ttft_shape"), agg.n[&ErrorMetric::TtftShape] as u64);
+        out.count(format!("{t}.n_ttft_mape"), agg.n[&ErrorMetric::TtftMape] as u64);
         for (i, (_, key, _)) in scored.arms.iter().enumerate() {
-            for m in Metric::ALL {
+            for m in ErrorMetric::ALL {
                 if let Some(Some(v)) = agg.mean_abs.get(&(i, m)) {
                     out.number(format!("{t}.{key}.{}", m.key()), *v);
                 }

@@ -2,7 +2,7 @@
 //! breakdowns over ALL, kernelscore-style TPOT tables, dropped sweeps. Deterministic text: no
 //! paths, no times; every percentage with two decimals.
 
-use super::{Aggregate, Metric, ScoredSweep, Scored};
+use super::{Aggregate, ErrorMetric, ScoredSweep, Scored};
 use oracles::scoring;
 use oracles::tiers::Tier;
 use std::collections::BTreeMap;
@@ -53,7 +53,7 @@ pub fn header(s: &Scored) -> String {
     out
 }
 
-fn cell(s: &Scored, agg: &Aggregate, arm: usize, m: Metric) -> String {
+fn cell(s: &Scored, agg: &Aggregate, arm: usize, m: ErrorMetric) -> String {
     if let Some(why) = &s.arms[arm].2 {
         return format!("not run: {why}");
     }
@@ -82,7 +82,7 @@ fn arm_rows(s: &Scored, agg: &Aggregate, lead: &[String]) -> Vec<Vec<String>> {
         .map(|i| {
             let mut row = if i == 0 { lead.to_vec() } else { vec![String::new(); lead.len()] };
             row.push(s.arms[i].0.clone());
-            row.extend(Metric::ALL.iter().map(|&m| cell(s, agg, i, m)));
+            row.extend(ErrorMetric::ALL.iter().map(|&m| cell(s, agg, i, m)));
             row
         })
         .collect()
@@ -91,7 +91,7 @@ fn arm_rows(s: &Scored, agg: &Aggregate, lead: &[String]) -> Vec<Vec<String>> {
 fn metric_header(lead: &[&str]) -> Vec<String> {
     let mut row: Vec<String> = lead.iter().map(|x| x.to_string()).collect();
     row.push("arm".into());
-    row.extend(Metric::ALL.iter().map(|m| m.title().to_string()));
+    row.extend(ErrorMetric::ALL.iter().map(|m| m.title().to_string()));
     row
 }
 
@@ -103,10 +103,10 @@ pub fn headline(s: &Scored) -> String {
             "\n{}: {} sweeps, n {} / {}, TTFT n {} / {}",
             tier.title(),
             agg.sweeps,
-            agg.n[&Metric::TpotShape],
-            agg.n[&Metric::TpotMape],
-            agg.n[&Metric::TtftShape],
-            agg.n[&Metric::TtftMape]
+            agg.n[&ErrorMetric::TpotShape],
+            agg.n[&ErrorMetric::TpotMape],
+            agg.n[&ErrorMetric::TtftShape],
+            agg.n[&ErrorMetric::TtftMape]
         );
         if agg.sweeps == 0 {
             out.push_str("  (no sweeps: every cell --)\n");
@@ -166,7 +166,7 @@ pub fn breakdowns(s: &Scored) -> String {
         let mut rows = vec![metric_header(&[title, "sweeps", "n"])];
         for (group, sweeps) in grouped(s, key) {
             let agg = s.aggregate(sweeps.into_iter());
-            let n = format!("{} / {}", agg.n[&Metric::TpotShape], agg.n[&Metric::TpotMape]);
+            let n = format!("{} / {}", agg.n[&ErrorMetric::TpotShape], agg.n[&ErrorMetric::TpotMape]);
             rows.extend(arm_rows(s, &agg, &[group, agg.sweeps.to_string(), n]));
         }
         out.push_str(&table(&rows));

@@ -1,8 +1,8 @@
-//! Per-point engine settings and their provenance (REFERENCE.md section 6): what the run
+//! Per-point engine settings and their provenance (docs/upstream.md §6): what the run
 //! passed (measured), vLLM's default for the device (resolved), or the scenario's value
 //! (non-vLLM sweeps). The BLIS runner writes these values into each point's scenario.
 
-use crate::corpus::e2e::{Point, Sweep};
+use crate::corpus::e2e::{SweepPoint, Sweep};
 use crate::corpus::inferencex::{SettingValue, SettingsRecord};
 use crate::corpus::scenario::Scenario;
 use oracles::tiers::{self, DeviceMemory, MemorySource, Provenance, SweepSettings, TRACKED_SETTINGS};
@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 /// What the tier rule needs of one sweep.
-pub fn sweep_evidence(sweep: &Sweep, points: &[&Point], record: Option<&SettingsRecord>) -> SweepSettings {
+pub fn sweep_evidence(sweep: &Sweep, points: &[&SweepPoint], record: Option<&SettingsRecord>) -> SweepSettings {
     SweepSettings {
         is_vllm: sweep.is_vllm(),
         passed_keys: points
@@ -25,7 +25,7 @@ pub fn sweep_evidence(sweep: &Sweep, points: &[&Point], record: Option<&Settings
 }
 
 /// Points that run with prefix caching on: passed true, or not passed on vLLM (on by default).
-pub fn prefix_caching_points(sweep: &Sweep, points: &[&Point], record: Option<&SettingsRecord>) -> usize {
+pub fn prefix_caching_points(sweep: &Sweep, points: &[&SweepPoint], record: Option<&SettingsRecord>) -> usize {
     if !sweep.is_vllm() {
         return 0;
     }
@@ -41,23 +41,6 @@ pub fn prefix_caching_points(sweep: &Sweep, points: &[&Point], record: Option<&S
             }
         })
         .count()
-}
-
-/// Points per (tracked setting, provenance) of one sweep.
-pub fn provenance_counts(
-    sweep: &Sweep,
-    points: &[&Point],
-    record: Option<&SettingsRecord>,
-) -> std::collections::BTreeMap<(&'static str, Provenance), usize> {
-    let mut out = std::collections::BTreeMap::new();
-    for p in points {
-        let passed = record.and_then(|r| r.by_concurrency.get(p.concurrency));
-        for field in TRACKED_SETTINGS {
-            let prov = tiers::provenance(sweep.is_vllm(), passed.map(|s| s.passed.0.contains_key(field)));
-            *out.entry((field, prov)).or_default() += 1;
-        }
-    }
-    out
 }
 
 /// One tracked setting at one point.

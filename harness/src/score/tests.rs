@@ -1,7 +1,9 @@
-//! The scorer on small synthetic corpora: bad input (REFERENCE.md section 6 says which is a
+//! The scorer on small synthetic corpora: bad input (docs/upstream.md §6 says which is a
 //! gap, which drops a sweep, which is an error), arms as data, tiers.
 
 use super::*;
+use crate::inputs::InputKind;
+use crate::task::TaskError;
 use serde_json::json;
 
 /// A vLLM sweep on h100 with measured relatives 1, 2, 4 and both arms off by known factors.
@@ -96,15 +98,15 @@ fn record(scenario: &str, label: &str, passed: serde_json::Value) -> serde_json:
 fn published_arms_score_by_the_definitions() {
     let s = Fixture::new().score(None);
     let all = s.aggregate(s.in_tier(Tier::All));
-    assert_eq!((all.sweeps, all.n[&Metric::TpotShape], all.n[&Metric::TpotMape]), (1, 2, 3));
+    assert_eq!((all.sweeps, all.n[&ErrorMetric::TpotShape], all.n[&ErrorMetric::TpotMape]), (1, 2, 3));
     // AISimulate is 10% high everywhere: no shape error, 10% level error.
-    assert!(all.mean_abs[&(1, Metric::TpotShape)].unwrap().abs() < 1e-9);
-    assert!((all.mean_abs[&(1, Metric::TpotMape)].unwrap() - 10.0).abs() < 1e-9);
+    assert!(all.mean_abs[&(1, ErrorMetric::TpotShape)].unwrap().abs() < 1e-9);
+    assert!((all.mean_abs[&(1, ErrorMetric::TpotMape)].unwrap() - 10.0).abs() < 1e-9);
     // AIC: anchor 1.0, then 1.5 x measured: re-anchored to its own first point, shape +50%.
-    assert!((all.mean_abs[&(2, Metric::TpotShape)].unwrap() - 50.0).abs() < 1e-9);
-    assert!((all.mean_abs[&(2, Metric::TpotMape)].unwrap() - 100.0 / 3.0).abs() < 1e-9);
+    assert!((all.mean_abs[&(2, ErrorMetric::TpotShape)].unwrap() - 50.0).abs() < 1e-9);
+    assert!((all.mean_abs[&(2, ErrorMetric::TpotMape)].unwrap() - 100.0 / 3.0).abs() < 1e-9);
     // BLIS was not run: no value, and its cells say so.
-    assert_eq!(all.mean_abs[&(0, Metric::TpotShape)], None);
+    assert_eq!(all.mean_abs[&(0, ErrorMetric::TpotShape)], None);
     assert!(render::headline(&s).contains("not run: needs --blis PATH"));
 }
 
@@ -315,8 +317,8 @@ fn ttft_excursion_leaves_ttft_metrics_for_every_arm_but_not_tpot() {
     assert_eq!(scored.excursions.len(), 1);
     assert_eq!(scored.excursions[0].concurrency, 2);
     let agg = scored.aggregate(scored.in_tier(Tier::All));
-    assert_eq!((agg.n[&Metric::TpotShape], agg.n[&Metric::TpotMape]), (2, 3));
-    assert_eq!((agg.n[&Metric::TtftShape], agg.n[&Metric::TtftMape]), (1, 2));
+    assert_eq!((agg.n[&ErrorMetric::TpotShape], agg.n[&ErrorMetric::TpotMape]), (2, 3));
+    assert_eq!((agg.n[&ErrorMetric::TtftShape], agg.n[&ErrorMetric::TtftMape]), (1, 2));
 }
 
 #[test]
@@ -364,6 +366,6 @@ fn counts_do_not_depend_on_which_arms_ran() {
     let none = vec![Arm::not_run("BLIS", "blis", ArmKind::Simulated, "needs --blis PATH")];
     let scored = score(&c, &s, &none, &Selection::vllm(None));
     let agg = scored.aggregate(scored.in_tier(Tier::All));
-    assert_eq!((agg.n[&Metric::TpotShape], agg.n[&Metric::TtftMape]), (2, 3));
-    assert_eq!(agg.mean_abs[&(0, Metric::TpotShape)], None);
+    assert_eq!((agg.n[&ErrorMetric::TpotShape], agg.n[&ErrorMetric::TtftMape]), (2, 3));
+    assert_eq!(agg.mean_abs[&(0, ErrorMetric::TpotShape)], None);
 }

@@ -4,7 +4,7 @@
 use crate::inputs::InputArgs;
 use anyhow::Result;
 use harness::score;
-use harness::task::{exit, TaskError};
+use harness::task::exit;
 use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
@@ -25,11 +25,7 @@ pub fn run(args: Args) -> Result<u8> {
         let t0 = Instant::now();
         let (corpora, scenarios) = match score::load_inputs(&inputs) {
             Ok(x) => x,
-            Err(TaskError::Refused(r)) => {
-                eprintln!("refused: {r}");
-                return Ok(exit::REFUSED);
-            }
-            Err(TaskError::Failed(e)) => return Err(e),
+            Err(e) => return crate::outcome::exit_code(Err(e)),
         };
         let t1 = Instant::now();
         for config_tier in [None, Some(oracles::tiers::ConfigTier::Measured)] {

@@ -25,12 +25,14 @@ pub fn run(args: Args) -> Result<u8> {
     let (summary, e2e) = match &args.summary {
         Some(file) => (oracle_report::error_definition_of_file(file), None),
         None => {
-            let inputs = crate::inputs::InputArgs { measurements: args.measurements.clone(), ..Default::default() }.resolve();
+            let inputs = crate::inputs::InputArgs {
+                data: crate::inputs::DataArgs { measurements: args.measurements.clone(), ..Default::default() },
+                ..Default::default()
+            }.resolve();
             let summary = oracle_report::task_error_definition(&inputs);
             // Without the folder there is nothing more to say than the one refusal line.
             if let Err(TaskError::Refused(refusal)) = &summary {
-                eprintln!("refused: {refusal}");
-                return Ok(exit::REFUSED);
+                return Ok(crate::outcome::refused(refusal));
             }
             (summary, Some(oracle_report::task_e2e_audit(&inputs)))
         }
@@ -48,7 +50,7 @@ pub fn run(args: Args) -> Result<u8> {
                 failed |= !passed(&output);
             }
             Err(TaskError::Refused(refusal)) => {
-                eprintln!("refused: {refusal}");
+                crate::outcome::refused(&refusal);
                 refused = true;
             }
             Err(TaskError::Failed(err)) => {

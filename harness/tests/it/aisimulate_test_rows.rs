@@ -1,11 +1,11 @@
 //! Known answers from AISimulate's own test of its overview definitions
-//! (AIS `tests/test_e2e_accuracy_overview.py`, REFERENCE.md section 4), committed as
+//! (AIS `tests/test_e2e_accuracy_overview.py`, docs/upstream.md §4), committed as
 //! `testdata/aisimulate-test-rows/rows.json`. Every figure listed there is checked here, and
 //! the anchor-inclusive variant is shown to give the discriminating 12.5 and 8.33 instead.
 
 use oracles::accuracy::{
-    arm_figures, published_rows, relatives, Arm, ArmFigures, Latencies, Metric, Row,
-    ShapeDefinition, Status, StatusCounts,
+    arm_figures, published_rows, relatives, PublishedArm, ArmFigures, Latencies, Metric, Row, ShapeDefinition, Status,
+    StatusCounts,
 };
 use serde_json::Value;
 
@@ -52,7 +52,7 @@ fn alpha(rows: &[Row]) -> Vec<&Row> {
     rows.iter().filter(|r| r.topology.starts_with("Alpha/")).collect()
 }
 
-fn figures(rows: &[&Row], arm: Arm, definition: ShapeDefinition) -> ArmFigures {
+fn figures(rows: &[&Row], arm: PublishedArm, definition: ShapeDefinition) -> ArmFigures {
     arm_figures(rows, arm, definition)
 }
 
@@ -71,12 +71,12 @@ fn totals_match_aisimulate_test() {
     let v = vectors();
     let rows = rows(&v);
     let published = published_rows(&rows);
-    let aic = figures(&published, Arm::Aic, ShapeDefinition::AnchorExcluded);
+    let aic = figures(&published, PublishedArm::Aic, ShapeDefinition::AnchorExcluded);
     assert_eq!(aic.points as f64, expected(&v, "/expected/totals/aic/points"));
     assert_eq!(aic.mape(Metric::Ttft).published(), Some(expected(&v, "/expected/totals/aic/ttft_mape_pct")));
     assert_eq!(aic.mape(Metric::Tpot).published(), Some(expected(&v, "/expected/totals/aic/tpot_mape_pct")));
 
-    let ais = figures(&published, Arm::Aisimulate, ShapeDefinition::AnchorExcluded);
+    let ais = figures(&published, PublishedArm::Aisimulate, ShapeDefinition::AnchorExcluded);
     assert_eq!(ais.points as f64, expected(&v, "/expected/totals/aisimulate/points"));
     let counts = StatusCounts::of(published.iter().map(|r| r.status));
     let want = |k: &str| expected(&v, &format!("/expected/totals/aisimulate/status_counts/{k}")) as u64;
@@ -97,11 +97,15 @@ fn alpha_figures_match_aisimulate_test_for_both_arms_and_metrics() {
     let v = vectors();
     let rows = rows(&v);
     let alpha = alpha(&rows);
-    for arm in Arm::ALL {
+    for arm in PublishedArm::ALL {
         let got = figures(&alpha, arm, ShapeDefinition::AnchorExcluded);
         for metric in Metric::ALL {
             let base = format!("/expected/models/Alpha/{arm}/{metric}");
-            assert_eq!(got.mape(metric).published(), Some(expected(&v, &format!("{base}_mape_pct"))), "{arm} {metric} mape");
+            assert_eq!(
+                got.mape(metric).published(),
+                Some(expected(&v, &format!("{base}_mape_pct"))),
+                "{arm} {metric} mape"
+            );
             assert_eq!(
                 got.shape(metric).published(),
                 Some(expected(&v, &format!("{base}_shape_error_pct"))),
@@ -116,11 +120,9 @@ fn anchor_inclusive_variant_gives_the_discriminators_and_the_real_definition_doe
     let v = vectors();
     let rows = rows(&v);
     let alpha = alpha(&rows);
-    for (arm, metric) in [(Arm::Aic, Metric::Tpot), (Arm::Aisimulate, Metric::Ttft)] {
-        let wrong = expected(
-            &v,
-            &format!("/expected/anchor_inclusive_discriminators/Alpha/{arm}/{metric}_shape_error_pct"),
-        );
+    for (arm, metric) in [(PublishedArm::Aic, Metric::Tpot), (PublishedArm::Aisimulate, Metric::Ttft)] {
+        let wrong =
+            expected(&v, &format!("/expected/anchor_inclusive_discriminators/Alpha/{arm}/{metric}_shape_error_pct"));
         let inclusive = figures(&alpha, arm, ShapeDefinition::AnchorIncluded).shape(metric);
         assert_eq!(inclusive.published(), Some(wrong), "{arm} {metric}: the wrong definition");
         let real = figures(&alpha, arm, ShapeDefinition::AnchorExcluded).shape(metric);
@@ -147,15 +149,15 @@ fn relatives_after_a_failed_replay_stay_anchored_on_the_measured_value() {
     let measured = relatives(&alpha, None, Metric::Ttft);
     assert_eq!(at(&measured, 1.0), Some(expected(&v, &format!("{e}/measured_ttft_relative/1"))));
     assert_eq!(at(&measured, 2.0), Some(expected(&v, &format!("{e}/measured_ttft_relative/2"))));
-    let ais = relatives(&alpha, Some(Arm::Aisimulate), Metric::Ttft);
+    let ais = relatives(&alpha, Some(PublishedArm::Aisimulate), Metric::Ttft);
     assert_eq!(at(&ais, 1.0), Some(expected(&v, &format!("{e}/aisimulate_ttft_relative/1"))));
     assert_eq!(at(&ais, 2.0), None, "a failed replay carries no AISimulate relative");
     let ape = oracles::accuracy::published_error_pct(
-        alpha[0].arm(Arm::Aisimulate).ttft.unwrap(),
+        alpha[0].arm(PublishedArm::Aisimulate).ttft.unwrap(),
         alpha[0].measured.ttft.unwrap(),
     );
     assert_eq!(ape, Some(expected(&v, &format!("{e}/aisimulate_ttft_error_pct/1"))));
-    let aic = relatives(&alpha, Some(Arm::Aic), Metric::Ttft);
+    let aic = relatives(&alpha, Some(PublishedArm::Aic), Metric::Ttft);
     assert_eq!(at(&aic, 2.0), Some(expected(&v, &format!("{e}/aic_ttft_relative/2"))));
     // Anchoring on AIC's own first value (110) would give 2.0, not 2.2.
     assert_ne!(at(&aic, 2.0), Some(2.0));

@@ -7,15 +7,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
-const LEAKY_VARS: [&str; 7] = [
-    "BLIS_MEASUREMENTS",
-    "BLIS_CATALOG",
-    "BLIS_REGISTRY",
-    "BLIS_SCENARIOS",
-    "BLIS_BIN",
-    "BLIS_IGNORE_VENDORED",
-    "BLIS_PUBLISHED_FIGURES",
-];
+use crate::support::root as workspace_root;
 
 struct Reproduce {
     cmd: Command,
@@ -27,11 +19,8 @@ impl Reproduce {
     /// whatever this checkout has under testdata/).
     fn fresh() -> Reproduce {
         let cwd = tempfile::tempdir().unwrap();
-        let mut cmd = Command::cargo_bin("xtask").unwrap();
-        cmd.current_dir(cwd.path()).arg("reproduce");
-        for var in LEAKY_VARS {
-            cmd.env_remove(var);
-        }
+        let mut cmd = crate::support::xtask(cwd.path());
+        cmd.arg("reproduce");
         cmd.env("BLIS_IGNORE_VENDORED", "1");
         Reproduce { cmd, _cwd: cwd }
     }
@@ -58,10 +47,6 @@ impl Reproduce {
 
 fn summary_line() -> impl Predicate<str> {
     predicate::str::is_match(r"(?m)^\d+ reproduced, \d+ mismatched, \d+ refused$").unwrap()
-}
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
 /// The committed manifest with one edit, written to a temp file.
@@ -121,11 +106,17 @@ fn fresh_clone_verbose_exits_zero_runs_the_embedded_figures_and_refuses_the_rest
         .stdout(predicate::str::is_match(r"(?m)^ok +fixtures/numpy-seed0-randint  991 866 936 1011 886").unwrap())
         .stdout(predicate::str::is_match(r"(?m)^ok +definitions/aisimulate-test-rows").unwrap())
         .stdout(predicate::str::is_match(r"(?m)^ok +gate/manifest-consistent").unwrap())
-        .stdout(predicate::str::is_match(
-            r"(?m)^refused +headline/all/aisimulate/tpot-shape  .*--measurements DIR or set BLIS_MEASUREMENTS",
-        ).unwrap())
+        .stdout(
+            predicate::str::is_match(
+                r"(?m)^refused +headline/all/aisimulate/tpot-shape  .*--measurements DIR or set BLIS_MEASUREMENTS",
+            )
+            .unwrap(),
+        )
         .stdout(predicate::str::is_match(r"(?m)^refused +inputs/lock-verify  .*cargo xtask vendor --from DIR").unwrap())
-        .stdout(predicate::str::is_match(r"(?m)^refused +determinism/bit-identical-points  .*--blis PATH or set BLIS_BIN").unwrap());
+        .stdout(
+            predicate::str::is_match(r"(?m)^refused +determinism/bit-identical-points  .*--blis PATH or set BLIS_BIN")
+                .unwrap(),
+        );
 }
 
 #[test]
@@ -136,7 +127,11 @@ fn require_all_exits_two_when_anything_was_refused() {
 #[test]
 fn one_edited_published_digit_exits_one_naming_the_figure() {
     let dir = tempfile::tempdir().unwrap();
-    let manifest = edited_manifest(dir.path(), r#"expect: {text: "991 866 936 1011 886"}"#, r#"expect: {text: "991 866 936 1011 887"}"#);
+    let manifest = edited_manifest(
+        dir.path(),
+        r#"expect: {text: "991 866 936 1011 886"}"#,
+        r#"expect: {text: "991 866 936 1011 887"}"#,
+    );
     Reproduce::fresh()
         .arg("--manifest")
         .arg(&manifest)
@@ -160,7 +155,11 @@ fn only_selects_a_group_of_figures() {
 
 #[test]
 fn an_only_that_selects_nothing_is_an_error() {
-    Reproduce::fresh().args(["--only", "no-such-figure"]).assert().code(1).stderr(predicate::str::contains("selects no figure"));
+    Reproduce::fresh()
+        .args(["--only", "no-such-figure"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("selects no figure"));
 }
 
 #[test]
@@ -169,7 +168,11 @@ fn reports_are_written_as_markdown_tables_per_document_and_stable_json() {
     let (md, json) = (dir.path().join("report.md"), dir.path().join("report.json"));
     Reproduce::fresh().arg("--report-md").arg(&md).arg("--report-json").arg(&json).assert().code(0);
     let md = std::fs::read_to_string(&md).unwrap();
-    assert!(md.contains("## PUBLISHED-FIGURES.md\n") && md.contains("| section | figure | status | published | ours | detail |"), "{md}");
+    assert!(
+        md.contains("## PUBLISHED-FIGURES.md\n")
+            && md.contains("| section | figure | status | published | ours | detail |"),
+        "{md}"
+    );
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["schema"], 1);
     let figures = report["figures"].as_array().unwrap();
@@ -188,7 +191,10 @@ fn report_html_on_a_fresh_clone_has_the_figure_table_and_names_what_the_charts_n
     let html = dir.path().join("report.html");
     Reproduce::fresh().arg("--report-html").arg(&html).assert().code(0).stdout(summary_line());
     let html = std::fs::read_to_string(&html).unwrap();
-    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("<h2 id=\"figures\">Figures of the gate</h2>"), "{html}");
+    assert!(
+        html.starts_with("<!DOCTYPE html>") && html.contains("<h2 id=\"figures\">Figures of the gate</h2>"),
+        "{html}"
+    );
     assert!(html.contains("<td class=\"refused\">refused</td>") && html.contains("<td class=\"ok\">ok</td>"), "{html}");
     assert!(html.contains("No charts: the sweep and arm charts need the scorer") && html.contains("BLIS_MEASUREMENTS"));
     assert!(!html.contains("<script") && !html.contains("<svg "), "no script, and no chart without the corpora");
@@ -208,29 +214,19 @@ fn a_corrupt_manifest_is_a_clear_error_naming_the_field() {
 
 #[test]
 fn a_tree_variable_pointing_nowhere_is_an_error_naming_it_not_a_refusal() {
-    Reproduce::fresh()
-        .env("BLIS_CATALOG", "/nonexistent/catalog")
-        .assert()
-        .code(1)
-        .stdout("")
-        .stderr(predicate::str::contains(
+    Reproduce::fresh().env("BLIS_CATALOG", "/nonexistent/catalog").assert().code(1).stdout("").stderr(
+        predicate::str::contains(
             "BLIS_CATALOG=/nonexistent/catalog: the vendored blis-catalog tree must be a folder, found nothing",
-        ));
+        ),
+    );
 }
 
 #[test]
 fn a_nonfinite_or_negative_tolerance_is_refused_by_the_manifest_check() {
     let dir = tempfile::tempdir().unwrap();
-    for (abs, shown) in [
-        (".inf", "found inf"),
-        ("-1", "found -1"),
-        (".nan", "found NaN"),
-    ] {
-        let manifest = edited_manifest(
-            dir.path(),
-            "  exact-copy:\n    abs: 0.0\n",
-            &format!("  exact-copy:\n    abs: {abs}\n"),
-        );
+    for (abs, shown) in [(".inf", "found inf"), ("-1", "found -1"), (".nan", "found NaN")] {
+        let manifest =
+            edited_manifest(dir.path(), "  exact-copy:\n    abs: 0.0\n", &format!("  exact-copy:\n    abs: {abs}\n"));
         Reproduce::fresh()
             .arg("--manifest")
             .arg(&manifest)
@@ -260,15 +256,8 @@ fn a_report_to_a_symlink_lands_in_its_target_and_the_link_stays() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("t.md"), "old").unwrap();
     std::os::unix::fs::symlink("t.md", dir.path().join("l.md")).unwrap();
-    Reproduce::fresh()
-        .args(["--only", "fixtures/", "--report-md"])
-        .arg(dir.path().join("l.md"))
-        .assert()
-        .code(0);
-    assert!(std::fs::symlink_metadata(dir.path().join("l.md"))
-        .unwrap()
-        .file_type()
-        .is_symlink());
+    Reproduce::fresh().args(["--only", "fixtures/", "--report-md"]).arg(dir.path().join("l.md")).assert().code(0);
+    assert!(std::fs::symlink_metadata(dir.path().join("l.md")).unwrap().file_type().is_symlink());
     let md = std::fs::read_to_string(dir.path().join("t.md")).unwrap();
     assert!(md.contains("| section | figure | status |"), "{md}");
 }
@@ -277,11 +266,7 @@ fn a_report_to_a_symlink_lands_in_its_target_and_the_link_stays() {
 fn a_report_to_a_fifo_is_refused_and_the_fifo_stays() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("pipe");
-    assert!(std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     Reproduce::fresh()
         .args(["--only", "fixtures/", "--report-json"])
         .arg(&fifo)
@@ -289,10 +274,7 @@ fn a_report_to_a_fifo_is_refused_and_the_fifo_stays() {
         .code(1)
         .stderr(predicate::str::contains("refusing to replace a FIFO"));
     use std::os::unix::fs::FileTypeExt;
-    assert!(std::fs::symlink_metadata(&fifo)
-        .unwrap()
-        .file_type()
-        .is_fifo());
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
 }
 
 #[test]
@@ -301,8 +283,6 @@ fn a_report_to_dash_goes_to_stdout() {
         .args(["--only", "fixtures/", "--report-json", "-"])
         .assert()
         .code(0)
-        .stdout(predicate::str::contains(
-            "8 reproduced, 0 mismatched, 0 refused",
-        ))
+        .stdout(predicate::str::contains("8 reproduced, 0 mismatched, 0 refused"))
         .stdout(predicate::str::contains("\"schema\": 1"));
 }

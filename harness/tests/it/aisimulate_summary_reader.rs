@@ -20,7 +20,9 @@ fn figures(points: u64, counts: Option<(u64, u64)>, coverage: Option<f64>) -> Va
 
 fn predicted(values: Option<(f64, f64)>) -> Value {
     match values {
-        Some((rel, err)) => json!({"tpot_error_pct": err, "tpot_relative": rel, "ttft_error_pct": err, "ttft_relative": rel}),
+        Some((rel, err)) => {
+            json!({"tpot_error_pct": err, "tpot_relative": rel, "ttft_error_pct": err, "ttft_relative": rel})
+        }
         None => json!({"tpot_error_pct": null, "tpot_relative": null, "ttft_error_pct": null, "ttft_relative": null}),
     }
 }
@@ -52,9 +54,15 @@ fn valid() -> Value {
         "precision": "fp8", "rows": 2, "serving": "aggregated", "spec_method": "none"
     });
     let gpu = level(json!({"gpu": "h200", "precisions": ["fp8"], "topologies": [topology]}));
-    let workload = level(json!({"gpu_skus": ["h200"], "gpus": [gpu], "identity": "1024:1024", "label": "1k1k", "precisions": ["fp8"]}));
-    let model = level(json!({"frameworks": ["vllm"], "gpu_skus": ["h200"], "hf_model_paths": ["x/y"], "model": "m", "precisions": ["fp8"], "workloads": [workload]}));
-    let totals = level(json!({"frameworks": ["vllm"], "gpu_skus": ["h200"], "models": 1, "precisions": ["fp8"], "workloads": ["1024:1024"]}));
+    let workload = level(
+        json!({"gpu_skus": ["h200"], "gpus": [gpu], "identity": "1024:1024", "label": "1k1k", "precisions": ["fp8"]}),
+    );
+    let model = level(
+        json!({"frameworks": ["vllm"], "gpu_skus": ["h200"], "hf_model_paths": ["x/y"], "model": "m", "precisions": ["fp8"], "workloads": [workload]}),
+    );
+    let totals = level(
+        json!({"frameworks": ["vllm"], "gpu_skus": ["h200"], "models": 1, "precisions": ["fp8"], "workloads": ["1024:1024"]}),
+    );
     json!({
         "models": [model], "schema_version": 1,
         "scope": {"claim": "c", "excluded_multinode_rows": 0, "latency_scope": "client_observed",
@@ -123,7 +131,10 @@ fn nan_names_its_path() {
 fn infinity_names_its_path() {
     let doc = valid().to_string().replacen("\"tpot_relative\":2.0", "\"tpot_relative\":-Infinity", 1);
     let err = error_of(&doc);
-    assert!(err.starts_with(&format!("summary.json: {POINT_PATH}[1].measured.tpot_relative: NaN or infinite")), "{err}");
+    assert!(
+        err.starts_with(&format!("summary.json: {POINT_PATH}[1].measured.tpot_relative: NaN or infinite")),
+        "{err}"
+    );
 }
 
 #[test]
@@ -166,13 +177,19 @@ fn unknown_field_is_an_error() {
 #[test]
 fn topology_rows_must_equal_its_points() {
     let err = error_after(|d| set(d, "/models/0/workloads/0/gpus/0/topologies/0/rows", json!(3)));
-    assert_eq!(err, "summary.json: models[0].workloads[0].gpus[0].topologies[0].rows: is 3 but the rows of its points add up to 2");
+    assert_eq!(
+        err,
+        "summary.json: models[0].workloads[0].gpus[0].topologies[0].rows: is 3 but the rows of its points add up to 2"
+    );
 }
 
 #[test]
 fn gpu_rows_must_add_up_from_topologies() {
     let err = error_after(|d| set(d, "/models/0/workloads/0/gpus/0/rows", json!(5)));
-    assert_eq!(err, "summary.json: models[0].workloads[0].gpus[0].rows: is 5 but the rows of its topologies add up to 2");
+    assert_eq!(
+        err,
+        "summary.json: models[0].workloads[0].gpus[0].rows: is 5 but the rows of its topologies add up to 2"
+    );
 }
 
 #[test]
@@ -229,7 +246,12 @@ fn failed_point_must_not_carry_aisimulate_values() {
 #[test]
 fn success_point_must_carry_aisimulate_values() {
     let err = error_after(|d| set(d, &format!("{POINT}/0/aisimulate/ttft_error_pct"), Value::Null));
-    assert_eq!(err, format!("summary.json: {POINT_PATH}[0].aisimulate.ttft_error_pct: is null on a success point; expected a number"));
+    assert_eq!(
+        err,
+        format!(
+            "summary.json: {POINT_PATH}[0].aisimulate.ttft_error_pct: is null on a success point; expected a number"
+        )
+    );
 }
 
 #[test]

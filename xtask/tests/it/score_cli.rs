@@ -2,27 +2,10 @@
 //! stdout. Each test is one fluent chain named after the behaviour; the builder clears every
 //! BLIS_* variable so the caller's environment cannot leak in.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use std::path::Path;
 
-fn xtask(cwd: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("xtask").unwrap();
-    cmd.current_dir(cwd);
-    for var in [
-        "BLIS_MEASUREMENTS",
-        "BLIS_CATALOG",
-        "BLIS_REGISTRY",
-        "BLIS_SCENARIOS",
-        "BLIS_BIN",
-        "BLIS_IGNORE_VENDORED",
-    ] {
-        cmd.env_remove(var);
-    }
-    // Set but empty: no corpora, not even the ones `vendor --fetch` may have put in testdata/.
-    cmd.env("BLIS_MEASUREMENTS", "");
-    cmd
-}
+use crate::support::xtask_without_corpora as xtask;
 
 /// A one-sweep corpus and scenario tree (synthetic: no third-party data).
 fn tiny_inputs(root: &Path) {
@@ -92,10 +75,7 @@ fn gaps_with_a_catalog_flag_pointing_nowhere_fails_before_scoring() {
         .assert()
         .code(1)
         .stdout("")
-        .stderr(
-            predicate::str::contains("--catalog no-such-dir")
-                .and(predicate::str::contains("found nothing")),
-        );
+        .stderr(predicate::str::contains("--catalog no-such-dir").and(predicate::str::contains("found nothing")));
     assert!(!dir.path().join("gaps.txt").exists());
 }
 
@@ -105,15 +85,7 @@ fn unknown_framework_is_a_usage_error_listing_the_known_ones() {
     tiny_inputs(dir.path());
     for framework in ["nope", "VLLM", ""] {
         xtask(dir.path())
-            .args([
-                "score",
-                "--measurements",
-                "measurements",
-                "--scenarios",
-                "scenarios",
-                "--framework",
-                framework,
-            ])
+            .args(["score", "--measurements", "measurements", "--scenarios", "scenarios", "--framework", framework])
             .assert()
             .code(64)
             .stdout("")
@@ -134,28 +106,13 @@ fn a_corpus_file_missing_from_the_given_folder_is_bad_input_saying_what_stands_t
     std::fs::remove_file(&e2e).unwrap();
     // Exit 1, as `oracle error-definition` says of the same folder.
     xtask(dir.path())
-        .args([
-            "score",
-            "--measurements",
-            "measurements",
-            "--scenarios",
-            "scenarios",
-        ])
+        .args(["score", "--measurements", "measurements", "--scenarios", "scenarios"])
         .assert()
         .code(1)
-        .stderr(
-            predicate::str::contains("aisimulate_e2e.json")
-                .and(predicate::str::contains("found nothing")),
-        );
+        .stderr(predicate::str::contains("aisimulate_e2e.json").and(predicate::str::contains("found nothing")));
     std::fs::create_dir(&e2e).unwrap();
     xtask(dir.path())
-        .args([
-            "score",
-            "--measurements",
-            "measurements",
-            "--scenarios",
-            "scenarios",
-        ])
+        .args(["score", "--measurements", "measurements", "--scenarios", "scenarios"])
         .assert()
         .code(1)
         .stderr(predicate::str::contains("found a directory"));
@@ -173,8 +130,7 @@ fn an_empty_scenario_folder_given_by_variable_is_an_error_naming_it() {
         .code(1)
         .stdout("")
         .stderr(
-            predicate::str::contains("BLIS_SCENARIOS=empty")
-                .and(predicate::str::contains("holds no scenario file")),
+            predicate::str::contains("BLIS_SCENARIOS=empty").and(predicate::str::contains("holds no scenario file")),
         );
 }
 
@@ -204,7 +160,10 @@ fn gaps_go_to_the_file_and_never_to_stdout() {
         );
     let gaps = std::fs::read_to_string(dir.path().join("gaps.txt")).unwrap();
     assert!(gaps.starts_with("coverage gaps of aisimulate_e2e.json (release r1"), "{gaps}");
-    assert!(gaps.contains("gap m.yaml 1k1k sweep [catalog] missing catalog file (model graph): models/m/graph.yaml"), "{gaps}");
+    assert!(
+        gaps.contains("gap m.yaml 1k1k sweep [catalog] missing catalog file (model graph): models/m/graph.yaml"),
+        "{gaps}"
+    );
 }
 
 #[test]
@@ -298,9 +257,15 @@ fn zero_jobs_or_zero_timeout_is_a_usage_error() {
 #[test]
 fn an_empty_blis_flag_is_a_usage_error_and_an_empty_variable_a_refusal() {
     // The code and docs/blis-arm.md must agree (the docs once promised exit 2 for both).
-    let docs = std::fs::read_to_string(harness::paths::workspace_root().join("docs/blis-arm.md")).unwrap();
-    assert!(docs.contains("An empty `--blis \"\"` is a\n  usage error (exit 64)"), "docs/blis-arm.md must say --blis \"\" exits 64");
-    assert!(docs.contains("or an\n  empty `BLIS_BIN`, is refused"), "docs/blis-arm.md must say an empty BLIS_BIN is refused");
+    let docs = std::fs::read_to_string(crate::support::root().join("docs/blis-arm.md")).unwrap();
+    assert!(
+        docs.contains("An empty `--blis \"\"` is a\n  usage error (exit 64)"),
+        "docs/blis-arm.md must say --blis \"\" exits 64"
+    );
+    assert!(
+        docs.contains("or an\n  empty `BLIS_BIN`, is refused"),
+        "docs/blis-arm.md must say an empty BLIS_BIN is refused"
+    );
     let dir = tempfile::tempdir().unwrap();
     xtask(dir.path()).args(["blis", "determinism", "--blis", ""]).assert().code(64);
     xtask(dir.path())

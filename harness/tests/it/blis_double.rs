@@ -1,7 +1,7 @@
-//! The test double accepts exactly `blis run`'s command line (REFERENCE.md section 7) and is
+//! The test double accepts exactly `blis run`'s command line (docs/upstream.md §7) and is
 //! a deterministic function of its inputs in which the engine settings matter.
 
-mod blis_support;
+use crate::support::blis as blis_support;
 
 use assert_cmd::Command;
 use blis_support::{point, Checkout};

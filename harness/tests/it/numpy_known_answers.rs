@@ -28,10 +28,7 @@ fn the_file_covers_every_rule() {
     assert!(calls.iter().any(|c| span(c) == i128::from(u64::MAX) && c.values.is_some()), "full int64 span");
     assert!(calls.iter().filter(|c| c.error.is_some()).count() >= 4, "errors");
     assert!(
-        answers.sequences.iter().any(|s| s
-            .calls
-            .windows(3)
-            .any(|w| w[0].size > 0 && w[1].size == 0 && w[2].size > 0)),
+        answers.sequences.iter().any(|s| s.calls.windows(3).any(|w| w[0].size > 0 && w[1].size == 0 && w[2].size > 0)),
         "a size-0 call between two draws"
     );
     assert!(answers.words.iter().any(|w| w.first > 624), "words after a state regeneration");

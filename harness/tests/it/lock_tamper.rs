@@ -54,8 +54,7 @@ impl Fixture {
     }
 
     fn inputs(&self) -> Inputs {
-        let vendored =
-            |kind, name| Some(InputPath { kind, path: self.tree(name), origin: Origin::Vendored });
+        let vendored = |kind, name| Some(InputPath { kind, path: self.tree(name), origin: Origin::Vendored });
         Inputs {
             measurements: None,
             catalog: vendored(InputKind::Catalog, "catalog"),
@@ -104,7 +103,7 @@ fn freshly_vendored_trees_match_with_a_line_per_upstream() {
          measurements: not checked (pass --measurements DIR or set BLIS_MEASUREMENTS)\n\
          lock: OK\n"
     );
-    // Only the globs were copied, and the stamps are what REFERENCE.md §8 says.
+    // Only the globs were copied, and the stamps are what docs/upstream.md §8 says.
     assert!(!f.tree("catalog/README.md").exists());
     assert!(!f.tree("catalog/models/glm-5/config.json").exists());
     assert_eq!(
@@ -149,8 +148,7 @@ fn an_added_file_is_extra_even_outside_the_globs() {
 #[test]
 fn an_edited_commit_stamp_fails() {
     let f = Fixture::vendored();
-    fs::write(f.tree("catalog/.upstream-commit"), "0000000000000000000000000000000000000000\n")
-        .unwrap();
+    fs::write(f.tree("catalog/.upstream-commit"), "0000000000000000000000000000000000000000\n").unwrap();
     let text = f.report(&f.verify());
     assert!(
         text.contains("  stamp: .upstream-commit says \"0000000000000000000000000000000000000000\", the lock says 747a2213e13030ae675f9872c3e2a76b6b770d50"),
@@ -164,9 +162,7 @@ fn an_edited_or_missing_manifest_fails() {
     let manifest = f.tree("registry/.upstream-manifest");
     let edited = fs::read_to_string(&manifest).unwrap().replacen("primitives", "Primitives", 1);
     fs::write(&manifest, edited).unwrap();
-    assert!(f
-        .report(&f.verify())
-        .contains("  stamp: .upstream-manifest differs from the lock from its line 2"));
+    assert!(f.report(&f.verify()).contains("  stamp: .upstream-manifest differs from the lock from its line 2"));
     fs::remove_file(&manifest).unwrap();
     assert!(f.report(&f.verify()).contains("  stamp: .upstream-manifest unreadable"));
 }
@@ -230,9 +226,7 @@ fn a_directory_where_a_file_is_expected_is_refused() {
     assert!(text.contains("FAILED"), "{text}");
     // In a live checkout the glob matches the directory itself, which is refused by name.
     let c = verify::diff(f.lock.get(InputKind::Catalog), &f.tree("catalog")).unwrap();
-    assert!(c
-        .refused
-        .contains(&("networks/ethernet.yaml".into(), "is a directory, expected a file".into())));
+    assert!(c.refused.contains(&("networks/ethernet.yaml".into(), "is a directory, expected a file".into())));
 }
 
 #[test]
@@ -244,12 +238,7 @@ fn a_fifo_is_refused_without_being_opened() {
     let status = std::process::Command::new("mkfifo").arg(&path).status().unwrap();
     assert!(status.success());
     let text = f.report(&f.verify());
-    assert!(
-        text.contains(
-            "  refused: coefficients/cost-model-attention.yaml: not a regular file (a FIFO)"
-        ),
-        "{text}"
-    );
+    assert!(text.contains("  refused: coefficients/cost-model-attention.yaml: not a regular file (a FIFO)"), "{text}");
 }
 
 #[test]
@@ -257,10 +246,7 @@ fn an_absent_tree_fails_with_the_vendor_command() {
     let f = Fixture::new();
     let report = f.verify();
     assert!(!report.ok());
-    assert_eq!(
-        report.failed(),
-        vec![InputKind::Catalog, InputKind::Registry, InputKind::Scenarios]
-    );
+    assert_eq!(report.failed(), vec![InputKind::Catalog, InputKind::Registry, InputKind::Scenarios]);
     assert!(matches!(report.check(InputKind::Catalog).unwrap().outcome, Outcome::Absent));
     let text = f.report(&report);
     assert!(
@@ -314,11 +300,7 @@ fn an_override_is_checked_instead_and_the_report_says_so() {
     // Nothing vendored; BLIS_CATALOG points at a live checkout with files we do not vendor.
     let f = Fixture::new();
     let mut inputs = f.inputs();
-    inputs.catalog = Some(InputPath {
-        kind: InputKind::Catalog,
-        path: f.from.join("catalog"),
-        origin: Origin::Env,
-    });
+    inputs.catalog = Some(InputPath { kind: InputKind::Catalog, path: f.from.join("catalog"), origin: Origin::Env });
     let report = f.verify_with(&inputs);
     let catalog = report.check(InputKind::Catalog).unwrap();
     assert!(catalog.ok(), "{}", catalog.render());
@@ -334,16 +316,10 @@ fn an_override_is_checked_instead_and_the_report_says_so() {
 fn a_bad_override_fails_loudly() {
     let f = Fixture::vendored();
     let mut inputs = f.inputs();
-    inputs.registry = Some(InputPath {
-        kind: InputKind::Registry,
-        path: f.from.join("no-such-dir"),
-        origin: Origin::Flag,
-    });
+    inputs.registry =
+        Some(InputPath { kind: InputKind::Registry, path: f.from.join("no-such-dir"), origin: Origin::Flag });
     let text = f.report(&f.verify_with(&inputs));
-    assert!(
-        text.contains("registry (override --registry, not the vendored tree): FAILED: "),
-        "{text}"
-    );
+    assert!(text.contains("registry (override --registry, not the vendored tree): FAILED: "), "{text}");
     assert!(text.contains("no-such-dir is not a directory"), "{text}");
 }
 
@@ -351,11 +327,8 @@ fn a_bad_override_fails_loudly() {
 fn measurements_are_checked_against_the_pinned_corpus_hashes() {
     let f = Fixture::vendored();
     let mut inputs = f.inputs();
-    inputs.measurements = Some(InputPath {
-        kind: InputKind::Measurements,
-        path: f.from.join("measurements"),
-        origin: Origin::Env,
-    });
+    inputs.measurements =
+        Some(InputPath { kind: InputKind::Measurements, path: f.from.join("measurements"), origin: Origin::Env });
     let report = f.verify_with(&inputs);
     assert!(report.ok(), "{}", report.render());
     let values = report.to_task_output().values;
@@ -366,9 +339,7 @@ fn measurements_are_checked_against_the_pinned_corpus_hashes() {
     assert!(!lock::check_measurements(&f.lock, &f.from.join("measurements")).ok());
     let report = f.verify_with(&inputs);
     assert_eq!(report.failed(), vec![InputKind::Measurements]);
-    assert!(report
-        .render()
-        .contains("measurements (BLIS_MEASUREMENTS): FAILED: 0 of 1 locked files match"));
+    assert!(report.render().contains("measurements (BLIS_MEASUREMENTS): FAILED: 0 of 1 locked files match"));
     assert_eq!(report.to_task_output().values["verified"], harness::task::Value::Check(false));
 }
 
@@ -422,10 +393,7 @@ fn a_bad_lock_file_names_the_file_and_the_line() {
     fs::write(&path, &text).unwrap();
     let line = text.lines().position(|l| l == "commit = 46d930c").unwrap() + 1;
     let err = lock::load(&path).unwrap_err().to_string();
-    assert!(
-        err.contains(&format!("upstream.lock: line {line}: commit must be 40 hex digits")),
-        "{err}"
-    );
+    assert!(err.contains(&format!("upstream.lock: line {line}: commit must be 40 hex digits")), "{err}");
 }
 
 // --fetch, against local git repositories (there is no network here).
@@ -434,14 +402,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
     let out = std::process::Command::new("git")
         .arg("-C")
         .arg(dir)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.invalid",
-            "-c",
-            "commit.gpgsign=false",
-        ])
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"])
         .args(args)
         .output()
         .unwrap();
@@ -502,11 +463,8 @@ fn fetch_clones_each_upstream_at_its_locked_commit() {
     vendor::vendor_fetched(&lock, &f.testdata).unwrap();
     // The corpora come too, stamped like the trees and checked the same way.
     let mut inputs = f.inputs();
-    inputs.measurements = Some(InputPath {
-        kind: InputKind::Measurements,
-        path: f.tree("measurements"),
-        origin: Origin::Vendored,
-    });
+    inputs.measurements =
+        Some(InputPath { kind: InputKind::Measurements, path: f.tree("measurements"), origin: Origin::Vendored });
     let report = lock::verify(&lock, &inputs);
     assert!(report.ok(), "{}", report.render());
     let check = report.check(InputKind::Measurements).unwrap();
@@ -536,8 +494,7 @@ fn require_head_rejects_a_checkout_at_another_commit() {
     write(&repo.join("hardware/h200.yaml"), b"name: h200\n");
     git(&repo, &["add", "."]);
     git(&repo, &["commit", "--quiet", "-m", "moved"]);
-    let err =
-        fetch::require_head(&repo, &lock.get(InputKind::Catalog).commit).unwrap_err().to_string();
+    let err = fetch::require_head(&repo, &lock.get(InputKind::Catalog).commit).unwrap_err().to_string();
     assert!(err.contains("HEAD is ") && err.contains(", the lock says "), "{err}");
 }
 

@@ -28,7 +28,7 @@ figures:
      expect: {number: "0.795"}, tolerance: last-digit}
   - {id: h/scenarios, what: "reads the scenario tree", document: PUBLISHED-FIGURES.md, section: "3", task: headline,
      key: all.sweeps, expect: {count: 113}, snapshot: headline__all}
-  - {id: l/verified, what: "lock", document: REFERENCE.md, section: "8", task: lock-verify,
+  - {id: l/verified, what: "lock", document: docs/upstream.md, section: "8", task: lock-verify,
      key: verified, expect: {check: true}, snapshot: lock__verify}
 "#;
 
@@ -99,7 +99,7 @@ fn inputs_with_dirs(dir: &Path) -> Inputs {
 
 fn run(manifest_text: &str, renderer: &Scripted) -> Vec<harness::gate::FigureResult> {
     let dir = tempfile::tempdir().unwrap();
-    let manifest = Manifest::parse(manifest_text, Path::new("test.yaml")).unwrap();
+    let manifest = Manifest::parse(manifest_text, Path::new("test.yaml"), &harness::gate::tasks::names()).unwrap();
     let cx = Context {
         inputs: inputs_with_dirs(dir.path()),
         manifest: "test.yaml".into(),
@@ -197,10 +197,7 @@ fn a_corpus_that_differs_from_its_pin_is_said_on_every_figure_that_read_it() {
     );
     let results = run(MANIFEST, &Scripted::new(outputs));
     let (_, line) = status_of(&results, "e/shape");
-    assert!(
-        line.contains("differ from the ones pinned") && line.contains("not a regression"),
-        "{line}"
-    );
+    assert!(line.contains("differ from the ones pinned") && line.contains("not a regression"), "{line}");
 }
 
 #[test]
@@ -209,7 +206,7 @@ fn the_manifest_refuses_inconsistencies_all_at_once() {
         .replace("id: e/n,", "id: e/shape,")
         .replace("task: headline,", "task: no-such-task,")
         .replace("tolerance: last-digit}", "tolerance: nope}");
-    let err = format!("{:#}", Manifest::parse(&bad, Path::new("bad.yaml")).unwrap_err());
+    let err = format!("{:#}", Manifest::parse(&bad, Path::new("bad.yaml"), &harness::gate::tasks::names()).unwrap_err());
     for expected in ["duplicate id", "unknown task `no-such-task`", "unknown tolerance `nope`"] {
         assert!(err.contains(expected), "missing `{expected}` in:\n{err}");
     }
@@ -226,14 +223,14 @@ fn a_baseline_rule_with_a_bad_margin_or_figure_is_refused_naming_it() {
         ("{margin: 0.5, figures: [all.tpot_shape], why: ' '}", "`why` must say why"),
     ] {
         let text = format!("{MANIFEST}baseline_rule: {rule}\n");
-        let err = format!("{:#}", Manifest::parse(&text, Path::new("rule.yaml")).unwrap_err());
+        let err = format!("{:#}", Manifest::parse(&text, Path::new("rule.yaml"), &harness::gate::tasks::names()).unwrap_err());
         assert!(err.contains("rule.yaml") && err.contains("baseline_rule") && err.contains(expected), "{err}");
     }
 }
 
 #[test]
 fn the_committed_baseline_rule_holds_the_shape_figures_with_a_reason() {
-    let manifest = Manifest::load(&harness::gate::manifest_path()).unwrap();
+    let manifest = harness::gate::load_manifest(&harness::gate::manifest_path()).unwrap();
     let rule = manifest.baseline_rule.expect("harness/figures.yaml states baseline_rule");
     assert!(rule.margin.is_finite() && rule.margin >= 0.0 && !rule.why.trim().is_empty());
     assert!(rule.figures.iter().any(|f| f == "all.tpot_shape"), "{:?}", rule.figures);
@@ -241,13 +238,13 @@ fn the_committed_baseline_rule_holds_the_shape_figures_with_a_reason() {
 
 #[test]
 fn the_committed_manifest_is_consistent() {
-    let manifest = Manifest::load(&harness::gate::manifest_path()).unwrap();
+    let manifest = harness::gate::load_manifest(&harness::gate::manifest_path()).unwrap();
     assert!(manifest.figures.len() > 100, "every published figure is listed");
 }
 
 #[test]
 fn published_digits_are_checked_against_their_section() {
-    let manifest = Manifest::parse(MANIFEST, Path::new("test.yaml")).unwrap();
+    let manifest = Manifest::parse(MANIFEST, Path::new("test.yaml"), &harness::gate::tasks::names()).unwrap();
     let doc = "## 1. Error\n10.05% on 878 comparisons, true\n## 3. Headline\n9.64 in 113 sweeps\n## 6. Guard\n0.795\n";
     assert_eq!(hygiene::published_digits(&manifest, "PUBLISHED-FIGURES.md", doc), Vec::<String>::new());
     let moved = doc.replace("9.64", "9.65");
@@ -259,7 +256,7 @@ fn published_digits_are_checked_against_their_section() {
 
 #[test]
 fn an_unreferenced_snapshot_is_an_orphan() {
-    let manifest = Manifest::parse(MANIFEST, Path::new("test.yaml")).unwrap();
+    let manifest = Manifest::parse(MANIFEST, Path::new("test.yaml"), &harness::gate::tasks::names()).unwrap();
     let present = ["oracle__report", "headline__all", "lock__verify", "stale__thing", "pinned__by_a_test"]
         .map(String::from)
         .into_iter()

@@ -68,16 +68,10 @@ fn xtask(cwd: &Path) -> Command {
     Command::from_std(xtask_std(cwd))
 }
 
-/// The xtask binary started from `cwd` with no BLIS_* variable leaking in.
+/// The shared builder with no corpora at all (support::xtask_without_corpora, as a std command
+/// for the tests that spawn it themselves).
 fn xtask_std(cwd: &Path) -> std::process::Command {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("xtask"));
-    cmd.current_dir(cwd);
-    for (name, _) in std::env::vars() {
-        if name.starts_with("BLIS_") {
-            cmd.env_remove(name);
-        }
-    }
-    // Set but empty: no corpora, not even the ones `vendor --fetch` may have put in testdata/.
+    let mut cmd = crate::support::xtask_std(cwd);
     cmd.env("BLIS_MEASUREMENTS", "");
     cmd
 }

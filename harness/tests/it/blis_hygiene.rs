@@ -2,7 +2,7 @@
 //! cannot model, the workload specs a real release reads or refuses, the recorded command line,
 //! and process hygiene (a timeout takes the grandchildren, a stderr tail stays bounded).
 
-mod blis_support;
+use crate::support::blis as blis_support;
 
 use blis_support::{point, with_mode, Checkout};
 use harness::blis::{run_points, workload::workload_spec, FailureKind, PointOutcome, POINT_DIR};

@@ -2,7 +2,6 @@
 //! upstream in a tempdir (the hidden `--lockfile` / `--testdata` flags keep the workspace's own
 //! lock and trees out of it). One fluent chain per behaviour.
 
-use assert_cmd::cargo::cargo_bin_cmd;
 use predicates::prelude::*;
 use predicates::str::contains;
 use std::fs;
@@ -47,18 +46,7 @@ impl Sandbox {
     /// `xtask <args>` in the sandbox, with every BLIS_* variable cleared so nothing leaks in
     /// from the caller's environment.
     fn xtask(&self, args: &[&str]) -> assert_cmd::Command {
-        let mut cmd = cargo_bin_cmd!("xtask");
-        cmd.current_dir(self.dir.path());
-        for var in [
-            "BLIS_MEASUREMENTS",
-            "BLIS_CATALOG",
-            "BLIS_REGISTRY",
-            "BLIS_SCENARIOS",
-            "BLIS_BIN",
-            "BLIS_IGNORE_VENDORED",
-        ] {
-            cmd.env_remove(var);
-        }
+        let mut cmd = crate::support::xtask(self.dir.path());
         cmd.args(args);
         cmd
     }
@@ -80,17 +68,9 @@ impl Sandbox {
 
     fn vendored(self) -> Sandbox {
         let s = self.locked();
-        s.xtask(&[
-            "vendor",
-            "--from",
-            "artifacts",
-            "--lockfile",
-            "upstream.lock",
-            "--testdata",
-            "testdata",
-        ])
-        .assert()
-        .success();
+        s.xtask(&["vendor", "--from", "artifacts", "--lockfile", "upstream.lock", "--testdata", "testdata"])
+            .assert()
+            .success();
         s
     }
 }
@@ -110,9 +90,7 @@ fn update_writes_a_lock_with_every_section() {
         .stdout(contains("catalog: 4 files (4 added, 0 removed, 0 changed)"))
         .stdout(contains("measurements: 1 files"));
     let lock = fs::read_to_string(s.path("upstream.lock")).unwrap();
-    assert!(
-        lock.contains("[scenarios]\nrepo = https://github.com/inference-sim/blis-latency-kernel\n")
-    );
+    assert!(lock.contains("[scenarios]\nrepo = https://github.com/inference-sim/blis-latency-kernel\n"));
     assert!(lock.contains("commit = 747a2213e13030ae675f9872c3e2a76b6b770d50\n"));
     assert!(!lock.contains("config.json"));
 }
@@ -123,13 +101,8 @@ fn update_keeps_the_mode_of_the_lock_it_replaces() {
     let s = Sandbox::new().locked();
     let lock = s.path("upstream.lock");
     fs::set_permissions(&lock, fs::Permissions::from_mode(0o644)).unwrap();
-    s.lock_cmd("update", &["--from", "artifacts"])
-        .assert()
-        .success();
-    assert_eq!(
-        fs::metadata(&lock).unwrap().permissions().mode() & 0o7777,
-        0o644
-    );
+    s.lock_cmd("update", &["--from", "artifacts"]).assert().success();
+    assert_eq!(fs::metadata(&lock).unwrap().permissions().mode() & 0o7777, 0o644);
 }
 
 #[test]
@@ -152,7 +125,9 @@ fn vendor_prints_what_it_copied() {
     s.xtask(&["vendor", "--from", "artifacts", "--lockfile", "upstream.lock", "--testdata", "testdata"])
         .assert()
         .success()
-        .stdout(contains("testdata/registry: vendored 1 files from github.com/inference-sim/blis-registry@46d930c0fb96"));
+        .stdout(contains(
+            "testdata/registry: vendored 1 files from github.com/inference-sim/blis-registry@46d930c0fb96",
+        ));
 }
 
 #[test]
@@ -169,9 +144,12 @@ fn verify_fails_naming_the_changed_file() {
 
 #[test]
 fn verify_of_an_absent_tree_gives_the_vendor_command() {
-    Sandbox::new().locked().lock_cmd("verify", &[]).assert().code(1).stdout(contains(
-        "FAILED: the vendored tree is absent; run `cargo xtask vendor --from DIR`",
-    ));
+    Sandbox::new()
+        .locked()
+        .lock_cmd("verify", &[])
+        .assert()
+        .code(1)
+        .stdout(contains("FAILED: the vendored tree is absent; run `cargo xtask vendor --from DIR`"));
 }
 
 #[test]
@@ -181,7 +159,9 @@ fn verify_with_measurements_confirms_the_corpora() {
         .lock_cmd("verify", &["--measurements", "artifacts/measurements"])
         .assert()
         .code(0)
-        .stdout(contains("measurements (--measurements): 1 files match github.com/inference-sim/blis-latency-kernel@545ac11b7954"));
+        .stdout(contains(
+            "measurements (--measurements): 1 files match github.com/inference-sim/blis-latency-kernel@545ac11b7954",
+        ));
 }
 
 #[test]
@@ -212,19 +192,11 @@ fn an_override_variable_changes_what_is_checked_and_says_so() {
 fn vendor_refuses_a_source_that_drifted_and_keeps_the_old_tree() {
     let s = Sandbox::new().vendored();
     flip_one_byte(&s.path("artifacts/scenarios/glm-5-b200-fp4-sglang-tp4.yaml"));
-    s.xtask(&[
-        "vendor",
-        "--from",
-        "artifacts",
-        "--lockfile",
-        "upstream.lock",
-        "--testdata",
-        "testdata",
-    ])
-    .assert()
-    .code(1)
-    .stderr(contains("does not match the lock"))
-    .stderr(contains("~ glm-5-b200-fp4-sglang-tp4.yaml"));
+    s.xtask(&["vendor", "--from", "artifacts", "--lockfile", "upstream.lock", "--testdata", "testdata"])
+        .assert()
+        .code(1)
+        .stderr(contains("does not match the lock"))
+        .stderr(contains("~ glm-5-b200-fp4-sglang-tp4.yaml"));
     s.lock_cmd("verify", &[]).assert().code(0);
 }
 
@@ -265,8 +237,7 @@ fn diff_without_a_tree_is_a_usage_error() {
 fn a_bad_lock_line_is_named() {
     let s = Sandbox::new().locked();
     let text = fs::read_to_string(s.path("upstream.lock")).unwrap();
-    fs::write(s.path("upstream.lock"), text.replacen("tag = 0.3.0", "tag = 0.3.0\ntag = 0.3.1", 1))
-        .unwrap();
+    fs::write(s.path("upstream.lock"), text.replacen("tag = 0.3.0", "tag = 0.3.0\ntag = 0.3.1", 1)).unwrap();
     s.lock_cmd("verify", &[])
         .assert()
         .code(1)
@@ -368,10 +339,7 @@ fn fetch_vendors_the_trees_and_the_corpora_and_verify_confirms_them() {
 fn fetch_fails_on_a_repository_without_the_locked_commit_and_vendors_nothing() {
     let s = Sandbox::new().with_upstreams();
     s.repin("blis-latency-kernel", "0123456789abcdef0123456789abcdef01234567");
-    s.fetch()
-        .assert()
-        .code(1)
-        .stderr(contains("checking out 0123456789abcdef0123456789abcdef01234567"));
+    s.fetch().assert().code(1).stderr(contains("checking out 0123456789abcdef0123456789abcdef01234567"));
     assert!(!s.path("testdata/catalog").exists() && !s.path("testdata/measurements").exists());
 }
 
@@ -382,11 +350,7 @@ fn fetch_fails_on_a_corpus_that_differs_from_the_lock_naming_it_and_vendors_noth
     fs::write(repo.join("testdata/measurements/scoreable.json"), "[1]\n").unwrap();
     git(&repo, &["commit", "--quiet", "-am", "a different corpus"]);
     s.repin("blis-latency-kernel", &git(&repo, &["rev-parse", "HEAD"]));
-    s.fetch()
-        .assert()
-        .code(1)
-        .stderr(contains("does not match the lock"))
-        .stderr(contains("~ scoreable.json"));
+    s.fetch().assert().code(1).stderr(contains("does not match the lock")).stderr(contains("~ scoreable.json"));
     assert!(!s.path("testdata/catalog").exists() && !s.path("testdata/measurements").exists());
 }
 

@@ -2,27 +2,9 @@
 //! file (harness::fuzz checks the same property in-process over many mutations; this pins the
 //! exit code). One truncated, one non-UTF-8 and one duplicated-key document per reader.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
-use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn xtask(cwd: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("xtask").unwrap();
-    cmd.current_dir(cwd);
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("BLIS_") {
-            cmd.env_remove(&name);
-        }
-    }
-    cmd
-}
+use crate::support::{root, xtask};
 
 /// The seed cut in half, with a byte that is not UTF-8, and with its first key line repeated
 /// (a duplicate key).
@@ -32,10 +14,8 @@ fn broken(seed: &[u8]) -> [Vec<u8>; 3] {
     not_utf8.insert(seed.len() / 3, 0xff);
     let text = String::from_utf8(seed.to_vec()).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();
-    let key = lines
-        .iter()
-        .position(|l| !l.trim_start().starts_with('#') && (l.contains(':') || l.contains('=')))
-        .unwrap();
+    let key =
+        lines.iter().position(|l| !l.trim_start().starts_with('#') && (l.contains(':') || l.contains('='))).unwrap();
     lines.insert(key, lines[key]);
     [half, not_utf8, (lines.join("\n") + "\n").into_bytes()]
 }
@@ -47,12 +27,7 @@ fn a_broken_summary_exits_one_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("aisimulate_summary.json"), bad).unwrap();
         xtask(dir.path())
-            .args([
-                "oracle",
-                "error-definition",
-                "--summary",
-                "aisimulate_summary.json",
-            ])
+            .args(["oracle", "error-definition", "--summary", "aisimulate_summary.json"])
             .assert()
             .code(1)
             .stderr(predicate::str::contains("aisimulate_summary.json"));
@@ -90,12 +65,9 @@ fn a_broken_lock_exits_one_naming_it() {
 #[test]
 fn a_broken_corpus_file_exits_one_naming_it() {
     let fuzz = root().join("testdata/fuzz");
-    for name in [
-        "aisimulate_e2e.json",
-        "inferencex_absolutes.json",
-        "inferencex_engine_settings.json",
-        "scoreable.json",
-    ] {
+    for name in
+        ["aisimulate_e2e.json", "inferencex_absolutes.json", "inferencex_engine_settings.json", "scoreable.json"]
+    {
         for bad in broken(&std::fs::read(fuzz.join(name)).unwrap()) {
             let dir = tempfile::tempdir().unwrap();
             let m = dir.path().join("m");

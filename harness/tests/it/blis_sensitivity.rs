@@ -2,7 +2,7 @@
 //! every row is generated, run through the double, scored and rendered; a row whose n differs
 //! from the baseline's fails.
 
-mod blis_support;
+use crate::support::blis as blis_support;
 
 use anyhow::{bail, Result};
 use blis_support::{point, Checkout};
@@ -44,7 +44,8 @@ fn toy_score(points: &[PointSpec], outcomes: &[PointOutcome]) -> Result<RowScore
 
 fn base_points(checkout: &Checkout) -> Vec<PointSpec> {
     // Small limits, so that halving and doubling them bites at these concurrencies.
-    let engine = EngineSettings { max_num_seqs: 4, max_num_batched_tokens: 512, block_size: 16, enable_prefix_caching: true };
+    let engine =
+        EngineSettings { max_num_seqs: 4, max_num_batched_tokens: 512, block_size: 16, enable_prefix_caching: true };
     let mut points = Vec::new();
     for name in ["synthetic-h100-vllm-tp2", "synthetic-h100-vllm-tp4"] {
         for c in [1, 2, 4, 8] {
@@ -86,7 +87,15 @@ fn every_row_is_run_scored_and_rendered() {
     assert_eq!(out.values["n"], harness::task::Value::Count(6));
     assert_eq!(out.values["rows_agree_on_n"], harness::task::Value::Check(true));
     assert_eq!(out.values["seed0.tpot_shape"], harness::task::Value::Number(base.tpot_shape));
-    for key in ["max_num_seqs_x2", "max_num_seqs_x4", "max_num_seqs_div2", "token_budget_x2", "token_budget_div2", "seed1", "seed4"] {
+    for key in [
+        "max_num_seqs_x2",
+        "max_num_seqs_x4",
+        "max_num_seqs_div2",
+        "token_budget_x2",
+        "token_budget_div2",
+        "seed1",
+        "seed4",
+    ] {
         assert!(out.values.contains_key(&format!("{key}.ttft_shape")), "{key}");
     }
 }
@@ -115,7 +124,7 @@ fn points_take_their_lengths_from_the_committed_fixtures() {
     let fixtures = harness::blis::FixtureSet::committed().unwrap();
     let engine = blis_support::engine();
     let p = fixtures.point("s.yaml".into(), engine, 1024, 1024, 1, 0).unwrap();
-    // REFERENCE.md section 1: seed 0, the first draws on [819, 1024].
+    // docs/upstream.md §1: seed 0, the first draws on [819, 1024].
     assert_eq!(p.input_lens[..5], [991, 866, 936, 1011, 886]);
     assert_eq!(p.input_lens.len(), 10);
     let q = fixtures.reseed(&p, 3).unwrap();
@@ -129,7 +138,8 @@ fn points_take_their_lengths_from_the_committed_fixtures() {
 fn the_table_runs_on_fixture_points_with_the_fixture_reseed() {
     let checkout = Checkout::new();
     let fixtures = harness::blis::FixtureSet::committed().unwrap();
-    let engine = EngineSettings { max_num_seqs: 2, max_num_batched_tokens: 2048, block_size: 16, enable_prefix_caching: true };
+    let engine =
+        EngineSettings { max_num_seqs: 2, max_num_batched_tokens: 2048, block_size: 16, enable_prefix_caching: true };
     let base: Vec<PointSpec> = [1, 2, 4]
         .iter()
         .map(|&c| fixtures.point(checkout.scenario("synthetic-h100-vllm-tp2"), engine, 1024, 1024, c, 0).unwrap())

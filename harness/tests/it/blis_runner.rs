@@ -1,7 +1,7 @@
 //! The point runner against the test double: the happy path, each failure mode, and that
 //! results depend on nothing but the points (not the workers, the cache or the shards).
 
-mod blis_support;
+use crate::support::blis as blis_support;
 
 use blis_support::{point, sweeps, with_mode, Checkout};
 use harness::blis::{self, cache, render_outcomes, CacheMode, FailureKind, RunOptions, Shard};

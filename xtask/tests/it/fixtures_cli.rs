@@ -4,23 +4,9 @@
 use assert_cmd::Command;
 use harness::fixtures::{self, file, points};
 use predicates::prelude::*;
-use std::path::Path;
 use tempfile::TempDir;
 
-/// The binary, started in `cwd`, with the caller's input variables removed.
-fn xtask_in(cwd: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("xtask").unwrap();
-    cmd.current_dir(cwd);
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("BLIS_") {
-            cmd.env_remove(&name);
-        }
-    }
-    cmd.env_remove("CI");
-    // Set but empty: no corpora, not even the ones `vendor --fetch` may have put in testdata/.
-    cmd.env("BLIS_MEASUREMENTS", "");
-    cmd
-}
+use crate::support::xtask_without_corpora as xtask_in;
 
 fn xtask() -> Command {
     xtask_in(&std::env::temp_dir())
@@ -92,18 +78,7 @@ fn oracle_randint_empty_range_fails_with_numpys_message() {
 #[test]
 fn oracle_randint_huge_size_is_a_usage_error_not_an_abort() {
     xtask()
-        .args([
-            "oracle",
-            "randint",
-            "--seed",
-            "0",
-            "--low",
-            "0",
-            "--high",
-            "10",
-            "--size",
-            "99999999999999",
-        ])
+        .args(["oracle", "randint", "--seed", "0", "--low", "0", "--high", "10", "--size", "99999999999999"])
         .assert()
         .code(64)
         .stdout("")
@@ -115,19 +90,10 @@ fn oracle_randint_streamed_in_steps_is_the_one_call_draw() {
     // Sizes past the CLI's step (65536), on a rejection-sampled 32-bit range and a 64-bit one.
     for (low, high) in [(819_i128, 1025_i128), (-(1_i128 << 40), 1_i128 << 41)] {
         let size = 150_001;
-        let expected = oracles::numpy::RandomState::seed(7)
-            .randint(low, high, size)
-            .unwrap();
+        let expected = oracles::numpy::RandomState::seed(7).randint(low, high, size).unwrap();
         let expected: Vec<String> = expected.iter().map(i64::to_string).collect();
         xtask()
-            .args([
-                "oracle",
-                "randint",
-                "--seed",
-                "7",
-                "--size",
-                &size.to_string(),
-            ])
+            .args(["oracle", "randint", "--seed", "7", "--size", &size.to_string()])
             .arg(format!("--low={low}"))
             .arg(format!("--high={high}"))
             .assert()
@@ -234,23 +200,16 @@ fn check_fails_when_the_committed_list_no_longer_equals_the_derivation() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains("point 1k1k-c4 is committed but no longer derived"));
-    xtask()
-        .args(["fixtures", "points", "--check", "--measurements"])
-        .arg(corpus.path())
-        .assert()
-        .code(1);
+    xtask().args(["fixtures", "points", "--check", "--measurements"]).arg(corpus.path()).assert().code(1);
     assert_eq!(std::fs::read(fixtures::default_dir().join(points::FILE_NAME)).unwrap(), before);
 }
 
 #[test]
 fn fixtures_check_with_a_corpus_folder_that_is_not_there_is_an_error_naming_the_variable() {
     // Given, but wrong: not a refusal (exit 2 is only for an input nobody supplied).
-    xtask()
-        .args(["fixtures", "check"])
-        .env("BLIS_MEASUREMENTS", "/nonexistent/measurements")
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains(
+    xtask().args(["fixtures", "check"]).env("BLIS_MEASUREMENTS", "/nonexistent/measurements").assert().code(1).stderr(
+        predicate::str::contains(
             "BLIS_MEASUREMENTS=/nonexistent/measurements: the measurement corpora must be a folder, found nothing",
-        ));
+        ),
+    );
 }

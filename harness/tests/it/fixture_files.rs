@@ -2,11 +2,11 @@
 //! every refusal names the file, the point and the reason.
 
 use harness::fixtures::{self, check, file, points};
-use oracles::workload::{Params, Point};
+use oracles::workload::{Params, WorkloadPoint};
 use serde_json::{json, Value};
 
-const C1: Point = Point { isl: 1024, osl: 1024, concurrency: 1 };
-const C2_8K: Point = Point { isl: 8192, osl: 1024, concurrency: 2 };
+const C1: WorkloadPoint = WorkloadPoint { isl: 1024, osl: 1024, concurrency: 1 };
+const C2_8K: WorkloadPoint = WorkloadPoint { isl: 8192, osl: 1024, concurrency: 2 };
 
 fn small_fixture_json(seed: u32) -> Value {
     let fixture = check::generate(Params::inferencex(seed), &[C1, C2_8K]).unwrap();
@@ -67,7 +67,12 @@ fn unknown_field_in_a_point_is_refused_naming_the_point() {
     let mut doc = small_fixture_json(0);
     doc["points"][1]["prefix_lens"] = json!([]);
     let text = refusal("seed0.json", &doc);
-    assert!(text.starts_with("dir/seed0.json: point 8k1k-c2 (points[1]): points[1].prefix_lens: unknown field `prefix_lens`"), "{text}");
+    assert!(
+        text.starts_with(
+            "dir/seed0.json: point 8k1k-c2 (points[1]): points[1].prefix_lens: unknown field `prefix_lens`"
+        ),
+        "{text}"
+    );
 }
 
 #[test]
@@ -124,7 +129,9 @@ fn a_difference_names_seed_point_index_and_both_values() {
     assert_eq!(diffs.len(), 1);
     assert_eq!(
         diffs[0].to_string(),
-        format!("seed 0, point 8k1k-c2: output_lens[7]: file has {have}, numpy's draw is {want} (1 of 20 lengths differ)")
+        format!(
+            "seed 0, point 8k1k-c2: output_lens[7]: file has {have}, numpy's draw is {want} (1 of 20 lengths differ)"
+        )
     );
 }
 

@@ -1,0 +1,13 @@
+//! xtask's `#[test]` suites, one binary (each links the harness once). The libtest-mimic
+//! suites (`harness = false`) stay beside this folder as their own binaries.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod bad_input_cli;
+mod blis_cli;
+mod fixtures_cli;
+mod lock_cli;
+mod reproduce_cli;
+mod score_cli;
+mod workspace_root;
