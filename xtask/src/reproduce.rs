@@ -98,7 +98,7 @@ pub fn run(args: Args) -> Result<u8> {
     let mut baseline_code = exit::OK;
     let comparison = match &args.baseline_blis {
         None => None,
-        Some(path) => match baseline_comparison(&cx, &manifest, &manifest_path, path) {
+        Some(path) => match harness::blis::baseline::for_gate(&cx.inputs, path, &manifest, &manifest_path) {
             Ok(cmp) => {
                 print!("\n{}\n{}", cmp.render(), cmp.cache_lines());
                 let worse = cmp.worse();
@@ -145,41 +145,6 @@ pub fn run(args: Args) -> Result<u8> {
     } else {
         exit::OK
     })
-}
-
-/// The candidate (`--blis`/`BLIS_BIN`) against `baseline` over the headline's points (vLLM,
-/// both config tiers), run quietly through the shared cache as the headline task runs BLIS.
-fn baseline_comparison(
-    cx: &Context,
-    manifest: &gate::Manifest,
-    manifest_path: &std::path::Path,
-    baseline: &std::path::Path,
-) -> Result<harness::blis::baseline::Comparison, TaskError> {
-    use harness::blis::{self, baseline as cmp};
-    use harness::inputs::{InputKind, Refusal};
-    let needed_for = "the baseline comparison (--baseline-blis)";
-    let inputs = &cx.inputs;
-    if inputs.get(InputKind::Blis).is_none() {
-        return Err(Refusal::new(
-            InputKind::Blis,
-            needed_for,
-            "no candidate: --baseline-blis compares the --blis (or BLIS_BIN) binary with the baseline".into(),
-        )
-        .into());
-    }
-    let rule = cmp::rule_of(manifest, manifest_path)?;
-    let binary = blis::binary::require(inputs, needed_for)?;
-    let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
-    let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
-    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?.to_path_buf();
-    let (corpora, scenarios) = harness::score::load_inputs(inputs)?;
-    let mut candidate = blis::RunOptions::new(binary, catalog, registry);
-    candidate.progress = blis::ProgressMode::Quiet;
-    let mut base = candidate.clone();
-    base.binary = cmp::validate_baseline(baseline)?;
-    let selection = harness::score::Selection::vllm(None);
-    let resolved = harness::score::resolve::resolve(&corpora, &scenarios, Some(&candidate.catalog), &selection);
-    cmp::compare(&resolved, &scenarios_dir, &candidate, &base, &rule)
 }
 
 /// Renders a task in a fresh process of this same binary, so two renderings share no state.

@@ -129,24 +129,17 @@ fn against_baseline(
     baseline: &std::path::Path,
     resolved: &score::resolve::Resolved,
 ) -> Result<u8, TaskError> {
-    let needed_for = "the baseline comparison (--baseline-blis)";
-    if inputs.get(InputKind::Blis).is_none() {
-        return Err(harness::inputs::Refusal::new(
-            InputKind::Blis,
-            needed_for,
-            "no candidate: --baseline-blis compares the --blis (or BLIS_BIN) binary with the baseline".into(),
-        )
-        .into());
-    }
-    let candidate = args.blis.options(inputs, needed_for)?;
-    let mut base = candidate.clone();
-    base.binary = harness::blis::baseline::validate_baseline(baseline)?;
     let manifest_path = harness::gate::manifest_path();
     let manifest = harness::gate::load_manifest(&manifest_path)?;
-    let rule = harness::blis::baseline::rule_of(&manifest, &manifest_path)?;
-    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?;
-    let cmp =
-        harness::blis::baseline::compare(resolved, scenarios_dir, &candidate, &base, &rule)?;
+    let candidate = |needed_for: &str| args.blis.options(inputs, needed_for);
+    let cmp = harness::blis::baseline::compare_with_inputs(
+        inputs,
+        candidate,
+        baseline,
+        resolved,
+        &manifest,
+        &manifest_path,
+    )?;
     let text = format!("{}\n{}\n{}", score::render::report(&cmp.scored), cmp.render(), cmp.cache_lines());
     if let Err(e) = std::io::stdout().lock().write_all(text.as_bytes()) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
@@ -155,7 +148,7 @@ fn against_baseline(
     }
     if let Some(file) = &args.report_html {
         let html = harness::report_html::for_score(&cmp.scored, resolved.corpora, &cmp.arms, Vec::new());
-        harness::atomic::write(file, html.as_bytes())?;
+        harness::atomic::write_report(file, html.as_bytes())?;
         eprintln!("HTML report written to {}", file.display());
     }
     if let Some(file) = &args.blis.report_json {

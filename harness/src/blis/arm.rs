@@ -180,14 +180,10 @@ pub fn task_headline(
         return crate::score::task_headline(inputs, config_tier);
     }
     let needed_for = "the BLIS column";
-    let binary = super::binary::require(inputs, needed_for)?;
-    let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
-    let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
+    let opts = RunOptions::quiet_from_inputs(inputs, needed_for)?;
     let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?.to_path_buf();
     let (corpora, scenarios) = crate::score::load_inputs(inputs)?;
     let selection = Selection::vllm(config_tier);
-    let mut opts = RunOptions::new(binary, catalog, registry);
-    opts.progress = super::ProgressMode::Quiet;
     let resolved = resolve::resolve(&corpora, &scenarios, Some(&opts.catalog), &selection);
     let col = column(&resolved.sweeps, &scenarios_dir, &opts)?;
     let arms = crate::score::headline_arms(&corpora.e2e, Some(col.arm));

@@ -134,6 +134,50 @@ pub struct Comparison {
     pub arms: Vec<Arm>,
 }
 
+/// What a refusal or an error of the comparison says it was needed for.
+const NEEDED_FOR: &str = "the baseline comparison (--baseline-blis)";
+
+/// The comparison as `score` and `reproduce` both run it: refused without a candidate
+/// (`--blis`/`BLIS_BIN`); then the baseline checked, the rule read from `manifest` (loaded from
+/// `manifest_path`), and both binaries run over `resolved`. `candidate` builds the candidate's
+/// run options (each command has its own run flags); the baseline runs with the same options.
+pub fn compare_with_inputs(
+    inputs: &crate::inputs::Inputs,
+    candidate: impl FnOnce(&str) -> Result<RunOptions, TaskError>,
+    baseline: &Path,
+    resolved: &Resolved,
+    manifest: &crate::gate::Manifest,
+    manifest_path: &Path,
+) -> Result<Comparison, TaskError> {
+    use crate::inputs::{InputKind, Refusal};
+    if inputs.get(InputKind::Blis).is_none() {
+        let why = "no candidate: --baseline-blis compares the --blis (or BLIS_BIN) binary with the baseline";
+        return Err(Refusal::new(InputKind::Blis, NEEDED_FOR, why.into()).into());
+    }
+    let candidate = candidate(NEEDED_FOR)?;
+    let mut base = candidate.clone();
+    base.binary = validate_baseline(baseline)?;
+    let rule = rule_of(manifest, manifest_path)?;
+    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, NEEDED_FOR)?;
+    compare(resolved, scenarios_dir, &candidate, &base, &rule)
+}
+
+/// The gate's comparison (`reproduce --baseline-blis`): the headline's points (vLLM, both
+/// config tiers), each binary run quietly with the default options through the shared cache,
+/// as the headline task runs BLIS.
+pub fn for_gate(
+    inputs: &crate::inputs::Inputs,
+    baseline: &Path,
+    manifest: &crate::gate::Manifest,
+    manifest_path: &Path,
+) -> Result<Comparison, TaskError> {
+    let (corpora, scenarios) = score::load_inputs(inputs)?;
+    let catalog = inputs.get(crate::inputs::InputKind::Catalog).map(|c| c.path.as_path());
+    let resolved = crate::score::resolve::resolve(&corpora, &scenarios, catalog, &score::Selection::vllm(None));
+    let candidate = |needed_for: &str| RunOptions::quiet_from_inputs(inputs, needed_for);
+    compare_with_inputs(inputs, candidate, baseline, &resolved, manifest, manifest_path)
+}
+
 /// Runs both binaries over the planned points of `resolved` and compares their figures.
 pub fn compare(
     resolved: &Resolved,

@@ -151,6 +151,21 @@ impl RunOptions {
             child_env: Vec::new(),
         }
     }
+
+    /// The defaults for the binary, catalog and registry the inputs supply, quiet: how the
+    /// gate's tasks and reports run BLIS. Refused (naming `needed_for`) when one is missing.
+    pub fn quiet_from_inputs(
+        inputs: &crate::inputs::Inputs,
+        needed_for: &str,
+    ) -> Result<RunOptions, crate::task::TaskError> {
+        use crate::inputs::InputKind;
+        let binary = binary::require(inputs, needed_for)?;
+        let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
+        let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
+        let mut options = RunOptions::new(binary, catalog, registry);
+        options.progress = ProgressMode::Quiet;
+        Ok(options)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

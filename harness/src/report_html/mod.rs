@@ -673,13 +673,9 @@ fn blis_column(
 ) -> Result<crate::blis::arm::Column, crate::task::TaskError> {
     use crate::inputs::InputKind;
     let needed_for = "the BLIS charts";
-    let binary = crate::blis::binary::require(inputs, needed_for)?;
-    let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
-    let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
-    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?.to_path_buf();
-    let mut opts = crate::blis::RunOptions::new(binary, catalog, registry);
-    opts.progress = crate::blis::ProgressMode::Quiet;
-    crate::blis::arm::column(resolved, &scenarios_dir, &opts)
+    let opts = crate::blis::RunOptions::quiet_from_inputs(inputs, needed_for)?;
+    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?;
+    crate::blis::arm::column(resolved, scenarios_dir, &opts)
 }
 
 #[cfg(test)]

@@ -194,8 +194,12 @@ fn a_run_killed_midway_leaves_a_consistent_cache() {
         .collect();
     std::fs::write(checkout.path("points.json"), serde_json::to_string(&points).unwrap()).unwrap();
     let cache = checkout.path("c");
+    // SIGKILL leaves the running points' directories behind: keep them in the test's own folder.
+    let tmp = checkout.path("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
     let mut child = checkout
         .run_points_std(&["--jobs", "2", "--cache-dir", cache.to_str().unwrap()])
+        .env("TMPDIR", &tmp)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
