@@ -46,14 +46,22 @@ pub fn run() -> Result<u8> {
             }
         }
     }
+    let mut base = RunOptions::new(binary, checkout.path().join("catalog"), checkout.path().join("registry"));
+    base.blis_root = checkout.path().to_path_buf();
+    println!("bench blis: {} points with the test double, {} core(s), best of {ROUNDS} rounds", points.len(), blis::default_workers());
+    let times = measure(&points, &base, ROUNDS)?;
+    println!("  parallel speed-up (1 worker / all cores): {:.2}x  (goal >= 1.8x on 2 cores)", times[0] / times[1]);
+    println!("  cached re-run speed-up (cold / warm): {:.1}x  (goal >= 50x)", times[2] / times[3]);
+    println!("  every run's table identical: yes");
+    Ok(exit::OK)
+}
+
+/// Runs `points` in four configurations (1 worker, all cores, a cold cache, the warm cache the
+/// cold run filled), `rounds` times alternating them, and prints and returns the best time of
+/// each: the machine is shared, and the minimum is the least disturbed measurement. Fails when
+/// a point fails or is not modelled, a cache count is off, or two runs' tables differ.
+pub(super) fn measure(points: &[PointSpec], base: &RunOptions, rounds: usize) -> Result<[f64; 4]> {
     let cores = blis::default_workers();
-    let base = {
-        let mut o = RunOptions::new(binary, checkout.path().join("catalog"), checkout.path().join("registry"));
-        o.blis_root = checkout.path().to_path_buf();
-        o.progress = ProgressMode::Silent;
-        o.cache = CacheMode::Off;
-        o
-    };
     let runs: [(&str, usize, Option<bool>); 4] = [
         ("1 worker, no cache", 1, None),
         ("all cores, no cache", cores, None),
@@ -61,36 +69,32 @@ pub fn run() -> Result<u8> {
         ("all cores, cold cache", cores, Some(false)),
         ("all cores, warm cache", cores, Some(true)),
     ];
-    println!("bench blis: {} points with the test double, {cores} core(s), best of {ROUNDS} rounds", points.len());
-    // Rounds alternate the configurations and the best time of each is kept: the machine is
-    // shared, and the minimum is the least disturbed measurement.
     let mut times = [f64::INFINITY; 4];
     let mut tables = Vec::new();
-    for _ in 0..ROUNDS {
+    for _ in 0..rounds {
         let cache = tempfile::tempdir()?;
         for (i, (name, workers, cache_mode)) in runs.iter().enumerate() {
             let mut opts = base.clone();
+            opts.progress = ProgressMode::Silent;
             opts.workers = *workers;
             opts.cache = match cache_mode {
                 None => CacheMode::Off,
                 Some(_) => CacheMode::ReadWrite(cache.path().to_path_buf()),
             };
             let t = Instant::now();
-            let report = blis::run_points(&points, &opts).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let report = blis::run_points(points, &opts).map_err(|e| anyhow::anyhow!("{e}"))?;
             let secs = t.elapsed().as_secs_f64();
-            ensure!(report.summary.failed == 0, "{name}: {} point(s) failed", report.summary.failed);
+            let summary = &report.summary;
+            ensure!(summary.failed == 0 && summary.not_modelled == 0, "{name}: {}", summary.render());
             let expect_cached = if *cache_mode == Some(true) { points.len() } else { 0 };
-            ensure!(report.summary.cached == expect_cached, "{name}: {} cached, expected {expect_cached}", report.summary.cached);
+            ensure!(summary.cached == expect_cached, "{name}: {} cached, expected {expect_cached}", summary.cached);
             times[i] = times[i].min(secs);
             tables.push(blis::render_outcomes(&report.outcomes));
         }
     }
     for ((name, _, _), secs) in runs.iter().zip(times) {
-        println!("  {name:<24} {secs:>8.3}s");
+        println!("  {name:<24} {secs:>8.3}s  {:>8.2} points/s", points.len() as f64 / secs);
     }
     ensure!(tables.iter().all(|t| *t == tables[0]), "the runs disagree: results depend on workers or cache");
-    println!("  parallel speed-up (1 worker / {cores}): {:.2}x  (goal >= 1.8x on 2 cores)", times[0] / times[1]);
-    println!("  cached re-run speed-up (cold / warm): {:.1}x  (goal >= 50x)", times[2] / times[3]);
-    println!("  every run's table identical: yes");
-    Ok(exit::OK)
+    Ok(times)
 }

@@ -6,11 +6,10 @@
 //! identical, or the bench fails. Results are recorded in docs/blis-arm.md.
 
 use crate::inputs::InputArgs;
-use anyhow::{ensure, Context, Result};
-use harness::blis::{self, double, CacheMode, EngineSettings, PointSpec, ProgressMode, RunOptions};
+use anyhow::{Context, Result};
+use harness::blis::{self, double, EngineSettings, PointSpec, RunOptions};
 use harness::inputs::InputKind;
 use harness::task::exit;
-use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -51,42 +50,10 @@ pub fn run(args: Args) -> Result<u8> {
             });
         }
     }
-    let cores = blis::default_workers();
-    let mut base = RunOptions::new(binary, catalog.to_path_buf(), registry.to_path_buf());
-    base.progress = ProgressMode::Silent;
-    let cache = tempfile::tempdir()?;
-    let runs: [(&str, usize, Option<bool>); 4] = [
-        ("1 worker, no cache", 1, None),
-        ("all cores, no cache", cores, None),
-        ("all cores, cold cache", cores, Some(false)),
-        ("all cores, warm cache", cores, Some(true)),
-    ];
-    println!("bench blis-real: {} points, {cores} core(s), one round", points.len());
-    let mut times = Vec::new();
-    let mut tables = Vec::new();
-    for (name, workers, cache_mode) in runs {
-        let mut opts = base.clone();
-        opts.workers = workers;
-        opts.cache = match cache_mode {
-            None => CacheMode::Off,
-            Some(_) => CacheMode::ReadWrite(cache.path().to_path_buf()),
-        };
-        let t = Instant::now();
-        let report = blis::run_points(&points, &opts).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let secs = t.elapsed().as_secs_f64();
-        ensure!(report.summary.failed == 0 && report.summary.not_modelled == 0, "{name}: {}", report.summary.render());
-        let expect_cached = if cache_mode == Some(true) { points.len() } else { 0 };
-        ensure!(
-            report.summary.cached == expect_cached,
-            "{name}: {} cached, expected {expect_cached}",
-            report.summary.cached
-        );
-        println!("  {name:<24} {secs:>8.3}s  {:>8.2} points/s", points.len() as f64 / secs);
-        times.push(secs);
-        tables.push(blis::render_outcomes(&report.outcomes));
-    }
-    ensure!(tables.iter().all(|t| *t == tables[0]), "the runs disagree: results depend on workers or cache");
-    println!("  parallel speed-up (1 worker / {cores}): {:.2}x", times[0] / times[1]);
+    let base = RunOptions::new(binary, catalog.to_path_buf(), registry.to_path_buf());
+    println!("bench blis-real: {} points, {} core(s), one round", points.len(), blis::default_workers());
+    let times = super::blis::measure(&points, &base, 1)?;
+    println!("  parallel speed-up (1 worker / all cores): {:.2}x", times[0] / times[1]);
     println!("  cached re-run speed-up (cold / warm): {:.0}x", times[2] / times[3]);
     println!("  every run's table identical: yes");
     Ok(exit::OK)
