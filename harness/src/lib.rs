@@ -13,6 +13,9 @@ pub mod term;
 /// Test support: the one snapshot helper (feature `test-support`, enabled by tests only).
 #[cfg(feature = "test-support")]
 pub mod snapshots;
+/// Test support: local git repositories standing in for the upstreams.
+#[cfg(feature = "test-support")]
+pub mod stand_in;
 
 pub mod blis;
 pub mod corpus;

@@ -12,36 +12,6 @@ use std::path::{Path, PathBuf};
 mod support;
 use support::{root as workspace_root, xtask};
 
-fn git(dir: &Path, args: &[&str]) -> Result<String, Failed> {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .output()?;
-    if !out.status.success() {
-        return Err(format!("git {args:?}: {}", String::from_utf8_lossy(&out.stderr)).into());
-    }
-    Ok(String::from_utf8(out.stdout)?.trim().to_string())
-}
-
-/// Copies a tree without our stamps (`.upstream-*`), which upstream does not have.
-fn copy_tree(from: &Path, to: &Path) -> Result<(), Failed> {
-    fs::create_dir_all(to)?;
-    for entry in fs::read_dir(from)? {
-        let entry = entry?;
-        let name = entry.file_name();
-        if name.to_string_lossy().starts_with(".upstream-") {
-            continue;
-        }
-        if entry.file_type()?.is_dir() {
-            copy_tree(&entry.path(), &to.join(&name))?;
-        } else {
-            fs::copy(entry.path(), to.join(&name))?;
-        }
-    }
-    Ok(())
-}
 
 
 fn totals(out: &std::process::Output) -> Result<String, Failed> {
@@ -57,29 +27,11 @@ fn fetched_corpora_reproduce_the_same_counts(corpora: &Path) -> Result<(), Faile
     let trees = workspace_root().join("testdata");
     let dir = tempfile::tempdir()?;
     let remotes = dir.path().join("remotes");
-    for (repo, from, path) in [
-        ("blis-catalog", trees.join("catalog"), "."),
-        ("blis-registry", trees.join("registry"), "."),
-        ("blis-latency-kernel", trees.join("scenarios"), "testdata/aisimulate"),
-        ("blis-latency-kernel", corpora.to_path_buf(), "testdata/measurements"),
-    ] {
-        let root = remotes.join(repo);
-        copy_tree(&from, &if path == "." { root } else { root.join(path) })?;
-    }
     let lock_path = dir.path().join("upstream.lock");
     let text = fs::read_to_string(workspace_root().join("lockfiles/upstream.lock"))?;
     let mut lock = harness::lock::file::parse(&text).map_err(|e| e.to_string())?;
-    for repo in ["blis-catalog", "blis-registry", "blis-latency-kernel"] {
-        let root = remotes.join(repo);
-        git(&root, &["init", "--quiet"])?;
-        git(&root, &["add", "."])?;
-        git(&root, &["commit", "--quiet", "-m", "stand-in"])?;
-        let head = git(&root, &["rev-parse", "HEAD"])?;
-        for u in lock.upstreams.iter_mut().filter(|u| u.repo_basename() == repo) {
-            u.repo = format!("file://{}", root.display());
-            u.commit = head.clone();
-        }
-    }
+    let source = |section: &str| if section == "measurements" { corpora.to_path_buf() } else { trees.join(section) };
+    harness::stand_in::stand_in_upstreams(&remotes, source, &mut lock);
     fs::write(&lock_path, harness::lock::file::render(&lock))?;
 
     let fetched = dir.path().join("testdata");

@@ -4,6 +4,7 @@
 
 use harness::inputs::{InputKind, InputPath, Inputs, Origin};
 use harness::lock::{self, fetch, vendor, verify, Lock, Outcome, VerifyReport};
+use harness::stand_in::{self, git};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -398,56 +399,12 @@ fn a_bad_lock_file_names_the_file_and_the_line() {
 
 // --fetch, against local git repositories (there is no network here).
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-        }
-    }
-}
-
 /// Turns the fixture's source into three upstream repositories laid out as upstream has them,
 /// commits, and points the lock at them by file:// URL and the commits made.
 fn local_upstreams(f: &Fixture) -> (Lock, PathBuf) {
     let remotes = f.from.parent().unwrap().join("remotes");
-    let layout = [
-        ("blis-catalog", "catalog", "."),
-        ("blis-registry", "registry", "."),
-        ("blis-latency-kernel", "scenarios", "testdata/aisimulate"),
-        ("blis-latency-kernel", "measurements", "testdata/measurements"),
-    ];
-    for (repo, section, path) in layout {
-        let dest = if path == "." { remotes.join(repo) } else { remotes.join(repo).join(path) };
-        copy_tree(&f.from.join(section), &dest);
-    }
     let mut lock = f.lock.clone();
-    for repo in ["blis-catalog", "blis-registry", "blis-latency-kernel"] {
-        let dir = remotes.join(repo);
-        git(&dir, &["init", "--quiet"]);
-        git(&dir, &["add", "."]);
-        git(&dir, &["commit", "--quiet", "-m", "upstream"]);
-        let head = git(&dir, &["rev-parse", "HEAD"]);
-        for u in lock.upstreams.iter_mut().filter(|u| u.repo_basename() == repo) {
-            u.repo = format!("file://{}", dir.display());
-            u.commit = head.clone();
-        }
-    }
+    stand_in::stand_in_upstreams(&remotes, |section| f.from.join(section), &mut lock);
     // The lock must survive its own parser with file:// URLs.
     let lock = lock::file::parse(&lock::file::render(&lock)).unwrap();
     (lock, remotes)

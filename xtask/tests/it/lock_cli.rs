@@ -4,6 +4,7 @@
 
 use predicates::prelude::*;
 use predicates::str::contains;
+use harness::stand_in::{self, git};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -247,51 +248,15 @@ fn a_bad_lock_line_is_named() {
 // `vendor --fetch` end to end, against local git repositories standing in for the upstreams
 // (file:// URLs; there is no network here).
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-        }
-    }
-}
-
 impl Sandbox {
     /// The artifacts laid out as upstream has them in three git repositories under `remotes/`,
     /// committed, and the lock pointed at them by file:// URL and the commits made.
     fn with_upstreams(self) -> Sandbox {
         let s = self.locked();
-        for (repo, section, path) in [
-            ("blis-catalog", "catalog", "."),
-            ("blis-registry", "registry", "."),
-            ("blis-latency-kernel", "scenarios", "testdata/aisimulate"),
-            ("blis-latency-kernel", "measurements", "testdata/measurements"),
-        ] {
-            let root = s.path("remotes").join(repo);
-            copy_tree(&s.artifacts().join(section), &if path == "." { root } else { root.join(path) });
-        }
-        for repo in ["blis-catalog", "blis-registry", "blis-latency-kernel"] {
-            let dir = s.path("remotes").join(repo);
-            git(&dir, &["init", "--quiet"]);
-            git(&dir, &["add", "."]);
-            git(&dir, &["commit", "--quiet", "-m", "upstream"]);
-            s.repin(repo, &git(&dir, &["rev-parse", "HEAD"]));
-        }
+        let path = s.path("upstream.lock");
+        let mut lock = harness::lock::file::parse(&fs::read_to_string(&path).unwrap()).unwrap();
+        stand_in::stand_in_upstreams(&s.path("remotes"), |section| s.artifacts().join(section), &mut lock);
+        fs::write(&path, harness::lock::file::render(&lock)).unwrap();
         s
     }
 
@@ -299,10 +264,7 @@ impl Sandbox {
     fn repin(&self, repo: &str, commit: &str) {
         let path = self.path("upstream.lock");
         let mut lock = harness::lock::file::parse(&fs::read_to_string(&path).unwrap()).unwrap();
-        for u in lock.upstreams.iter_mut().filter(|u| u.repo_basename() == repo) {
-            u.repo = format!("file://{}", self.path("remotes").join(repo).display());
-            u.commit = commit.to_string();
-        }
+        stand_in::repin(&mut lock, repo, &self.path("remotes").join(repo), commit);
         fs::write(&path, harness::lock::file::render(&lock)).unwrap();
     }
 
