@@ -132,21 +132,27 @@ fn sha(bytes: &[u8]) -> String {
     sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Runs the point through the arm, then its recorded command by hand; returns the hand-run
-/// metrics file text and the arm's summary.
-fn run_and_rerun(bin: &Path) -> Result<(String, metrics::PointMetrics, PointSpec), Failed> {
-    let s = setup(bin);
-    let p = llama_point(&s);
-    let report = run_points(std::slice::from_ref(&p), &s.opts)?;
+/// Runs `p` through the arm, checks that the recorded workload hash is that of `files` (what
+/// the point's directory holds, in order), then re-runs the recorded command by hand in a fresh
+/// directory holding them; returns the hand-run metrics file text, the arm's summary and run.
+fn rerun_recorded(
+    bin: &Path,
+    opts: &blis::RunOptions,
+    p: &PointSpec,
+    files: &[(&str, String)],
+) -> Result<(String, metrics::PointMetrics, blis::PointRun), Failed> {
+    let report = run_points(std::slice::from_ref(p), opts)?;
     let o = report.outcomes.into_iter().next().unwrap();
     let m = o.result.map_err(|f| fail(format!("{:?}: {} {:?}", f.kind, f.reason, f.stderr_tail)))?;
     let run = o.run.ok_or_else(|| fail("no recorded run"))?;
-    let by_hand = tempfile::tempdir().unwrap();
-    let spec = workload_spec(&p)?;
-    if sha(spec.as_bytes()) != run.workload_sha256 {
-        return Err(fail("the recorded workload hash is not the spec's"));
+    let contents: String = files.iter().map(|(_, text)| text.as_str()).collect();
+    if sha(contents.as_bytes()) != run.workload_sha256 {
+        return Err(fail("the recorded workload hash is not that of the files the point was given"));
     }
-    std::fs::write(by_hand.path().join("workload.yaml"), spec).unwrap();
+    let by_hand = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(by_hand.path().join(name), text).unwrap();
+    }
     let args: Vec<String> =
         run.command[1..].iter().map(|a| a.replace(POINT_DIR, &by_hand.path().display().to_string())).collect();
     let out = std::process::Command::new(&run.command[0]).args(&args).current_dir(root(bin)).output()?;
@@ -154,6 +160,14 @@ fn run_and_rerun(bin: &Path) -> Result<(String, metrics::PointMetrics, PointSpec
         return Err(fail(format!("by hand: {}", String::from_utf8_lossy(&out.stderr))));
     }
     let text = std::fs::read_to_string(by_hand.path().join("metrics.json"))?;
+    Ok((text, m, run))
+}
+
+/// The llama point through the arm, then its recorded command by hand.
+fn run_and_rerun(bin: &Path) -> Result<(String, metrics::PointMetrics, PointSpec), Failed> {
+    let s = setup(bin);
+    let p = llama_point(&s);
+    let (text, m, _) = rerun_recorded(bin, &s.opts, &p, &[("workload.yaml", workload_spec(&p)?)])?;
     Ok((text, m, p))
 }
 
@@ -198,27 +212,11 @@ fn vectors_replayed(bin: &Path) -> Result<(), Failed> {
     let base = llama_point(&s);
     let output_lens = base.output_lens.iter().map(|o| 3000 + o).collect();
     let p = PointSpec { form: blis::workload::LengthForm::Vectors, osl: 3064, output_lens, ..base };
-    let report = run_points(std::slice::from_ref(&p), &s.opts)?;
-    let o = report.outcomes.into_iter().next().unwrap();
-    let m = o.result.map_err(|f| fail(format!("{:?}: {} {:?}", f.kind, f.reason, f.stderr_tail)))?;
-    let run = o.run.ok_or_else(|| fail("no recorded run"))?;
+    let (header, data) = blis::workload::trace_v2(&p)?;
+    let (text, m, run) = rerun_recorded(bin, &s.opts, &p, &[("trace.yaml", header), ("trace.csv", data)])?;
     if run.command.get(1).map(String::as_str) != Some("replay") {
         return Err(fail(format!("{:?}", run.command)));
     }
-    let (header, data) = blis::workload::trace_v2(&p)?;
-    if sha(format!("{header}{data}").as_bytes()) != run.workload_sha256 {
-        return Err(fail("the recorded workload hash is not the trace's"));
-    }
-    let by_hand = tempfile::tempdir().unwrap();
-    std::fs::write(by_hand.path().join("trace.yaml"), header).unwrap();
-    std::fs::write(by_hand.path().join("trace.csv"), data).unwrap();
-    let args: Vec<String> =
-        run.command[1..].iter().map(|a| a.replace(POINT_DIR, &by_hand.path().display().to_string())).collect();
-    let out = std::process::Command::new(&run.command[0]).args(&args).current_dir(root(bin)).output()?;
-    if !out.status.success() {
-        return Err(fail(format!("by hand: {}", String::from_utf8_lossy(&out.stderr))));
-    }
-    let text = std::fs::read_to_string(by_hand.path().join("metrics.json"))?;
     if sha(text.as_bytes()) != m.metrics_sha256 {
         return Err(fail("the metrics file written by hand differs from the arm's run"));
     }
