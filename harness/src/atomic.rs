@@ -18,10 +18,7 @@ const MAX_LINKS: usize = 40;
 pub fn write(path: &Path, contents: &[u8]) -> Result<()> {
     let target = resolve_links(path)?;
     let existing_mode = existing_file_mode(path, &target)?;
-    let dir = target
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     // 0666 here is filtered by the umask at creation, exactly as for File::create.
     let mut tmp = tempfile::Builder::new()
@@ -37,9 +34,7 @@ pub fn write(path: &Path, contents: &[u8]) -> Result<()> {
     tmp.write_all(contents)
         .and_then(|()| tmp.as_file().sync_all())
         .with_context(|| format!("writing {}", path.display()))?;
-    tmp.persist(&target)
-        .map_err(|e| e.error)
-        .with_context(|| format!("renaming into {}", target.display()))?;
+    tmp.persist(&target).map_err(|e| e.error).with_context(|| format!("renaming into {}", target.display()))?;
     Ok(())
 }
 
@@ -64,9 +59,7 @@ pub fn write_report(path: &Path, contents: &[u8]) -> Result<()> {
     if path.as_os_str() == "-" {
         let mut out = std::io::stdout().lock();
         return match out.write_all(contents).and_then(|()| out.flush()) {
-            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                Err(e).context("writing to stdout")
-            }
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e).context("writing to stdout"),
             _ => Ok(()),
         };
     }
@@ -80,8 +73,8 @@ fn resolve_links(path: &Path) -> Result<PathBuf> {
     for _ in 0..MAX_LINKS {
         match std::fs::symlink_metadata(&current) {
             Ok(meta) if meta.file_type().is_symlink() => {
-                let link = std::fs::read_link(&current)
-                    .with_context(|| format!("reading the link {}", current.display()))?;
+                let link =
+                    std::fs::read_link(&current).with_context(|| format!("reading the link {}", current.display()))?;
                 current = match current.parent() {
                     Some(parent) if link.is_relative() => parent.join(link),
                     _ => link,
@@ -90,10 +83,7 @@ fn resolve_links(path: &Path) -> Result<PathBuf> {
             _ => return Ok(current),
         }
     }
-    bail!(
-        "{}: a symlink loop (more than {MAX_LINKS} links in a row)",
-        path.display()
-    )
+    bail!("{}: a symlink loop (more than {MAX_LINKS} links in a row)", path.display())
 }
 
 /// What stands at a path, for a message: "a directory", "a FIFO", ...
@@ -122,10 +112,8 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     fn names(dir: &std::path::Path) -> Vec<String> {
-        let mut v: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
+        let mut v: Vec<_> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         v.sort();
         v
     }
@@ -149,10 +137,7 @@ mod tests {
         let link = dir.path().join("l.md");
         std::os::unix::fs::symlink("elsewhere/t.md", &link).unwrap();
         super::write(&link, b"new").unwrap();
-        assert!(std::fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink());
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
         assert_eq!(std::fs::read(sub.join("t.md")).unwrap(), b"new");
         assert_eq!(names(&sub), vec!["t.md"]);
     }
@@ -171,16 +156,11 @@ mod tests {
     fn a_fifo_is_refused_and_left_in_place() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("pipe");
-        let status = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
+        let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
         assert!(status.success());
         let err = format!("{:#}", super::write(&fifo, b"x").unwrap_err());
         assert!(err.contains("a FIFO") && err.contains("pipe"), "{err}");
-        assert!(std::os::unix::fs::FileTypeExt::is_fifo(
-            &std::fs::symlink_metadata(&fifo).unwrap().file_type()
-        ));
+        assert!(std::os::unix::fs::FileTypeExt::is_fifo(&std::fs::symlink_metadata(&fifo).unwrap().file_type()));
         assert_eq!(names(dir.path()), vec!["pipe"]);
     }
 
@@ -188,14 +168,9 @@ mod tests {
     fn a_device_is_refused() {
         // Only the read-only check: a test must never risk replacing a real device node.
         let dev_null = std::path::Path::new("/dev/null");
-        let err = format!(
-            "{:#}",
-            super::existing_file_mode(dev_null, dev_null).unwrap_err()
-        );
+        let err = format!("{:#}", super::existing_file_mode(dev_null, dev_null).unwrap_err());
         assert!(err.contains("a character device"), "{err}");
-        assert!(std::os::unix::fs::FileTypeExt::is_char_device(
-            &std::fs::metadata("/dev/null").unwrap().file_type()
-        ));
+        assert!(std::os::unix::fs::FileTypeExt::is_char_device(&std::fs::metadata("/dev/null").unwrap().file_type()));
     }
 
     #[test]
@@ -213,10 +188,7 @@ mod tests {
         for mode in [0o644, 0o640, 0o755] {
             std::fs::set_permissions(&target, std::fs::Permissions::from_mode(mode)).unwrap();
             super::write(&target, b"new").unwrap();
-            assert_eq!(
-                std::fs::metadata(&target).unwrap().permissions().mode() & 0o7777,
-                mode
-            );
+            assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o7777, mode);
         }
     }
 
@@ -227,8 +199,7 @@ mod tests {
         std::fs::File::create(&reference).unwrap();
         let target = dir.path().join("new");
         super::write(&target, b"x").unwrap();
-        let mode =
-            |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
         assert_eq!(mode(&target), mode(&reference));
     }
 }

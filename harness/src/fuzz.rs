@@ -225,14 +225,8 @@ fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
         }
         Mutation::DuplicateLine(at) => {
             let i = index(bytes, at).min(bytes.len());
-            let start = bytes[..i]
-                .iter()
-                .rposition(|b| *b == b'\n')
-                .map_or(0, |p| p + 1);
-            let end = bytes[i..]
-                .iter()
-                .position(|b| *b == b'\n')
-                .map_or(bytes.len(), |p| i + p + 1);
+            let start = bytes[..i].iter().rposition(|b| *b == b'\n').map_or(0, |p| p + 1);
+            let end = bytes[i..].iter().position(|b| *b == b'\n').map_or(bytes.len(), |p| i + p + 1);
             let mut line = bytes[start..end].to_vec();
             if !line.ends_with(b"\n") {
                 line.push(b'\n');
@@ -273,9 +267,7 @@ fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
 pub fn run(target: &Target, cases: u32, seed: u64) -> Result<Report, String> {
     let seeds: Vec<Vec<u8>> = (target.seeds)()
         .iter()
-        .map(|p| {
-            std::fs::read(p).map_err(|e| format!("{}: seed {}: {e}", target.name, p.display()))
-        })
+        .map(|p| std::fs::read(p).map_err(|e| format!("{}: seed {}: {e}", target.name, p.display())))
         .collect::<Result<_, _>>()?;
     // Every case writes its file: on tmpfs that costs microseconds, on a busy disk milliseconds.
     let dir = tempfile::Builder::new()
@@ -284,17 +276,11 @@ pub fn run(target: &Target, cases: u32, seed: u64) -> Result<Report, String> {
         .or_else(|_| tempfile::tempdir())
         .map_err(|e| e.to_string())?;
     let path = dir.path().join(target.file_name);
-    let config = Config {
-        cases,
-        failure_persistence: None,
-        max_shrink_iters: 200,
-        max_global_rejects: 0,
-        ..Config::default()
-    };
+    let config =
+        Config { cases, failure_persistence: None, max_shrink_iters: 200, max_global_rejects: 0, ..Config::default() };
     let mut key = [0u8; 32];
     key[..8].copy_from_slice(&seed.to_le_bytes());
-    let mut runner =
-        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &key));
+    let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &key));
     let (accepted, rejected) = (Cell::new(0u32), Cell::new(0u32));
     let strategy = (0..seeds.len(), proptest::collection::vec(mutation(), 1..=4));
     let started = Instant::now();
@@ -321,17 +307,12 @@ pub fn run(target: &Target, cases: u32, seed: u64) -> Result<Report, String> {
     });
     let elapsed = started.elapsed();
     match outcome {
-        Ok(()) => Ok(Report {
-            target: target.name,
-            cases,
-            accepted: accepted.get(),
-            rejected: rejected.get(),
-            elapsed,
-        }),
-        Err(TestError::Fail(why, (which, mutations))) => Err(format!(
-            "{}: {why}\n  seed document {which}, mutations {mutations:?}",
-            target.name
-        )),
+        Ok(()) => {
+            Ok(Report { target: target.name, cases, accepted: accepted.get(), rejected: rejected.get(), elapsed })
+        }
+        Err(TestError::Fail(why, (which, mutations))) => {
+            Err(format!("{}: {why}\n  seed document {which}, mutations {mutations:?}", target.name))
+        }
         Err(TestError::Abort(why)) => Err(format!("{}: aborted: {why}", target.name)),
     }
 }
@@ -358,9 +339,6 @@ mod tests {
         super::apply(&mut bytes, &super::Mutation::SwapToken(0.3, "NaN"));
         assert_eq!(bytes, b"{\"a\": NaN, \"b\": [1, 2]}\n");
         super::apply(&mut bytes, &super::Mutation::DuplicateLine(0.5));
-        assert_eq!(
-            bytes,
-            b"{\"a\": NaN, \"b\": [1, 2]}\n{\"a\": NaN, \"b\": [1, 2]}\n"
-        );
+        assert_eq!(bytes, b"{\"a\": NaN, \"b\": [1, 2]}\n{\"a\": NaN, \"b\": [1, 2]}\n");
     }
 }

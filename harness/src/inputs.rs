@@ -15,13 +15,8 @@ pub enum InputKind {
 }
 
 impl InputKind {
-    pub const ALL: [InputKind; 5] = [
-        InputKind::Measurements,
-        InputKind::Catalog,
-        InputKind::Registry,
-        InputKind::Scenarios,
-        InputKind::Blis,
-    ];
+    pub const ALL: [InputKind; 5] =
+        [InputKind::Measurements, InputKind::Catalog, InputKind::Registry, InputKind::Scenarios, InputKind::Blis];
 
     /// The input's one name: the manifest's `inputs:` entries, the lock's section headers and
     /// the vendored folder below `testdata/` all spell it this way.
@@ -165,13 +160,11 @@ impl Inputs {
             if kind == InputKind::Measurements && value.is_some() {
                 return None;
             }
-            kind.vendored_default()
-                .filter(|_| use_vendored)
-                .map(|path| InputPath {
-                    kind,
-                    path,
-                    origin: Origin::Vendored,
-                })
+            kind.vendored_default().filter(|_| use_vendored).map(|path| InputPath {
+                kind,
+                path,
+                origin: Origin::Vendored,
+            })
         };
         Inputs {
             measurements: pick(InputKind::Measurements, &flags.measurements),
@@ -239,15 +232,9 @@ impl Inputs {
             };
             let label = input.source_label();
             if let Some(found) = not_a_dir(&input.path) {
-                problems.push(format!(
-                    "{label}: {} must be a folder, found {found}",
-                    kind.describe()
-                ));
+                problems.push(format!("{label}: {} must be a folder, found {found}", kind.describe()));
             } else if kind == InputKind::Scenarios && !holds_yaml(&input.path) {
-                problems.push(format!(
-                    "{label}: {} holds no scenario file (*.yaml)",
-                    kind.describe()
-                ));
+                problems.push(format!("{label}: {} holds no scenario file (*.yaml)", kind.describe()));
             }
         }
         match problems.is_empty() {
@@ -258,11 +245,8 @@ impl Inputs {
 }
 
 fn holds_yaml(dir: &Path) -> bool {
-    std::fs::read_dir(dir).is_ok_and(|entries| {
-        entries
-            .flatten()
-            .any(|e| e.path().extension().is_some_and(|x| x == "yaml"))
-    })
+    std::fs::read_dir(dir)
+        .is_ok_and(|entries| entries.flatten().any(|e| e.path().extension().is_some_and(|x| x == "yaml")))
 }
 
 /// What stands at `path` when it is not a folder (following symlinks), in words.
@@ -292,11 +276,9 @@ impl InputKind {
     /// How a user supplies this input: the command, the flag and the variable.
     pub fn remedy(self) -> String {
         match self {
-            InputKind::Catalog | InputKind::Registry | InputKind::Scenarios => format!(
-                "run `cargo xtask vendor --from DIR`, or pass {} DIR, or set {}",
-                self.flag(),
-                self.env_var()
-            ),
+            InputKind::Catalog | InputKind::Registry | InputKind::Scenarios => {
+                format!("run `cargo xtask vendor --from DIR`, or pass {} DIR, or set {}", self.flag(), self.env_var())
+            }
             InputKind::Blis => format!("pass {} PATH or set {}", self.flag(), self.env_var()),
             InputKind::Measurements => format!(
                 "pass {} DIR or set {}, or run `cargo xtask vendor --fetch` (needs a network)",
@@ -309,14 +291,7 @@ impl InputKind {
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} needs {} ({}): {}",
-            self.needed_for,
-            self.kind.describe(),
-            self.detail,
-            self.kind.remedy()
-        )
+        write!(f, "{} needs {} ({}): {}", self.needed_for, self.kind.describe(), self.detail, self.kind.remedy())
     }
 }
 

@@ -44,10 +44,7 @@ pub fn text(path: &Path) -> Result<String> {
     let label = crate::paths::display(path);
     String::from_utf8(bytes(path)?).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
-        anyhow::anyhow!(
-            "{label}: not UTF-8: invalid byte 0x{:02x} at byte offset {at}",
-            e.as_bytes()[at]
-        )
+        anyhow::anyhow!("{label}: not UTF-8: invalid byte 0x{:02x} at byte offset {at}", e.as_bytes()[at])
     })
 }
 
@@ -70,10 +67,7 @@ mod tests {
             ("absent", "found nothing (no such file)"),
         ] {
             let err = format!("{:#}", text(&d.join(name)).unwrap_err());
-            assert!(
-                err.contains(name) && err.contains(expected),
-                "{name}: {err}"
-            );
+            assert!(err.contains(name) && err.contains(expected), "{name}: {err}");
         }
     }
 
@@ -83,9 +77,6 @@ mod tests {
         let path = dir.path().join("c.json");
         std::fs::write(&path, b"{\"a\": \"\xff\"}").unwrap();
         let err = format!("{:#}", text(&path).unwrap_err());
-        assert!(
-            err.contains("c.json") && err.contains("byte offset 7") && err.contains("0xff"),
-            "{err}"
-        );
+        assert!(err.contains("c.json") && err.contains("byte offset 7") && err.contains("0xff"), "{err}");
     }
 }

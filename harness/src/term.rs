@@ -53,10 +53,7 @@ mod tests {
     #[test]
     fn colour_only_on_a_terminal_and_never_with_no_color() {
         assert!(colour_wanted(true, None));
-        assert!(
-            colour_wanted(true, Some("")),
-            "an empty NO_COLOR does not count (no-color.org)"
-        );
+        assert!(colour_wanted(true, Some("")), "an empty NO_COLOR does not count (no-color.org)");
         assert!(!colour_wanted(true, Some("1")));
         assert!(!colour_wanted(false, None), "files and pipes stay plain");
     }

@@ -75,12 +75,8 @@ fn five_sweeps_scored_with_the_double() -> Result<(), Failed> {
     }
     let arms = score::headline_arms(&corpora.e2e, Some(blis_arm));
     let scored = score::score_resolved(&resolved, &arms);
-    let with_blis: BTreeSet<(String, String)> = scored
-        .sweeps
-        .iter()
-        .filter(|s| s.errors[0].is_some())
-        .map(|s| (s.scenario.clone(), s.label.clone()))
-        .collect();
+    let with_blis: BTreeSet<(String, String)> =
+        scored.sweeps.iter().filter(|s| s.errors[0].is_some()).map(|s| (s.scenario.clone(), s.label.clone())).collect();
     if with_blis != chosen {
         return Err(format!("scored with BLIS: {with_blis:?}, expected {chosen:?}").into());
     }
@@ -98,9 +94,7 @@ type Compared = (baseline::Comparison, BTreeSet<(String, String)>, usize);
 
 /// The double over five sweeps, through one fresh cache, as both candidate and baseline
 /// (the candidate with `candidate_env`), judged by the committed `baseline_rule`.
-fn compare_doubles(
-    candidate_env: &[(&str, &str)],
-) -> Result<Compared, Failed> {
+fn compare_doubles(candidate_env: &[(&str, &str)]) -> Result<Compared, Failed> {
     let (corpora, scenarios, dir) = setup()?;
     let resolved = score::resolve::resolve(&corpora, &scenarios, None, &Selection::vllm(None));
     let (plan, chosen) = five_sweep_plan(&resolved, &dir)?;
@@ -114,8 +108,7 @@ fn compare_doubles(
     base.progress = ProgressMode::Silent;
     let mut candidate = base.clone();
     candidate.child_env = candidate_env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let cmp = baseline::compare_plan(&resolved, &plan, &candidate, &base, &rule)
-        .map_err(|e| e.to_string())?;
+    let cmp = baseline::compare_plan(&resolved, &plan, &candidate, &base, &rule).map_err(|e| e.to_string())?;
     Ok((cmp, chosen, plan.points.len()))
 }
 

@@ -66,7 +66,10 @@ fn main() {
     // The two reports are pinned by the figures suite (harness/tests/figures.rs).
     let trials: [(&str, CorpusTrial); 4] = [
         ("corpus/aisimulate_summary/reads_with_published_counts", summary_reads_with_published_counts),
-        ("corpus/aisimulate_summary/reproduces_tpot_shape_and_rejects_anchor_inclusive", summary_reproduces_tpot_shape_and_rejects_anchor_inclusive),
+        (
+            "corpus/aisimulate_summary/reproduces_tpot_shape_and_rejects_anchor_inclusive",
+            summary_reproduces_tpot_shape_and_rejects_anchor_inclusive,
+        ),
         ("corpus/aisimulate_e2e/page_definition_is_anchor_inclusive", e2e_page_definition_is_anchor_inclusive),
         ("corpus/aisimulate_e2e/no_file_left_unread", |dir| corpus_file(dir, oracle_report::E2E_FILE).map(|_| ())),
     ];

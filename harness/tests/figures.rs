@@ -70,7 +70,6 @@ fn recorded_input(inputs: &Inputs, kind: InputKind) -> bool {
             || inputs.get(kind).is_some_and(|i| i.origin == harness::inputs::Origin::Env))
 }
 
-
 fn pin(cx: &tasks::Context, def: &tasks::TaskDef, snapshot: &str) -> Result<(), Failed> {
     let output = match (def.run)(cx) {
         Ok(output) => output,

@@ -85,8 +85,7 @@ fn derivation_trial() -> Trial {
             return Ok(Completion::ignored_with("needs BLIS_MEASUREMENTS"));
         };
         let derived = points::derive(&PathBuf::from(dir)).map_err(|e| format!("{e:#}"))?;
-        let committed = points::load(&fixtures::default_dir().join(points::FILE_NAME))
-            .map_err(|e| format!("{e:#}"))?;
+        let committed = points::load(&fixtures::default_dir().join(points::FILE_NAME)).map_err(|e| format!("{e:#}"))?;
         let diffs = points::differences(&committed, &derived.list);
         if !diffs.is_empty() {
             return Err(diffs.join("\n").into());

@@ -14,9 +14,7 @@ fn main() {
         .into_iter()
         .map(|target| {
             Trial::test(format!("fuzz/{}", target.name), move || {
-                harness::fuzz::run(&target, CASES, SEED)
-                    .map(drop)
-                    .map_err(Into::into)
+                harness::fuzz::run(&target, CASES, SEED).map(drop).map_err(Into::into)
             })
         })
         .collect();

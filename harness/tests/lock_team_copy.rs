@@ -23,14 +23,7 @@ fn pins_are_section_8s() -> Result<(), Failed> {
     let reference = lock::default_pins();
     for (ours, theirs) in lock.upstreams.iter().zip(&reference.upstreams) {
         let pin = |u: &lock::Upstream| {
-            (
-                u.repo.clone(),
-                u.tag.clone(),
-                u.commit.clone(),
-                u.path.clone(),
-                u.globs.clone(),
-                u.partial.clone(),
-            )
+            (u.repo.clone(), u.tag.clone(), u.commit.clone(), u.path.clone(), u.globs.clone(), u.partial.clone())
         };
         if pin(ours) != pin(theirs) {
             return Err(format!(
@@ -50,9 +43,8 @@ fn pins_are_section_8s() -> Result<(), Failed> {
 /// one devices/storage.yaml the catalog glob names). PROVENANCE.md lists 5 corpus files.
 fn counts_are_the_copys() -> Result<(), Failed> {
     let lock = committed()?;
-    let count = |kind: InputKind, prefix: &str| {
-        lock.get(kind).files.iter().filter(|f| f.path.starts_with(prefix)).count()
-    };
+    let count =
+        |kind: InputKind, prefix: &str| lock.get(kind).files.iter().filter(|f| f.path.starts_with(prefix)).count();
     let got = [
         ("catalog hardware", count(InputKind::Catalog, "hardware/"), 5),
         ("catalog networks", count(InputKind::Catalog, "networks/"), 1),

@@ -30,10 +30,7 @@ fn main() {
     let pythons: Vec<String> = std::env::var(PYTHONS_VAR)
         .ok()
         .filter(|v| !v.is_empty())
-        .map_or_else(
-            || vec!["python3".to_string()],
-            |v| v.split(':').map(str::to_string).collect(),
-        );
+        .map_or_else(|| vec!["python3".to_string()], |v| v.split(':').map(str::to_string).collect());
     let mut trials = Vec::new();
     let mut versions = Vec::new();
     for (i, py) in pythons.iter().enumerate() {
@@ -52,16 +49,12 @@ fn main() {
         ];
         for (name, test) in tests {
             let py = py.clone();
-            trials.push(Trial::ignorable_test(
-                format!("numpy/differential/{label}/{name}"),
-                move || with_numpy(&py, test),
-            ));
+            trials.push(Trial::ignorable_test(format!("numpy/differential/{label}/{name}"), move || {
+                with_numpy(&py, test)
+            }));
         }
     }
-    trials.push(Trial::ignorable_test(
-        "numpy/differential/pinned-version-ran",
-        move || pinned_version_ran(&versions),
-    ));
+    trials.push(Trial::ignorable_test("numpy/differential/pinned-version-ran", move || pinned_version_ran(&versions)));
     libtest_mimic::run(&args, trials).exit();
 }
 
@@ -77,9 +70,7 @@ fn with_numpy(py: &str, test: Differential) -> Result<Completion, Failed> {
             )
             .into());
         }
-        return Ok(Completion::ignored_with(format!(
-            "needs {py} with numpy: {why}"
-        )));
+        return Ok(Completion::ignored_with(format!("needs {py} with numpy: {why}")));
     }
     test(py).map(|()| Completion::Completed)
 }
@@ -87,8 +78,7 @@ fn with_numpy(py: &str, test: Differential) -> Result<Completion, Failed> {
 /// The numpy pinned by testdata/numpy/requirements.txt (what the known answers were written
 /// with) must be among those tested; under CI=true its absence fails, else it is ignored.
 fn pinned_version_ran(versions: &[String]) -> Result<Completion, Failed> {
-    let text =
-        std::fs::read_to_string(numpy_dir().join("requirements.txt")).map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(numpy_dir().join("requirements.txt")).map_err(|e| e.to_string())?;
     let pinned = text
         .lines()
         .find_map(|l| l.trim().strip_prefix("numpy=="))
@@ -98,9 +88,7 @@ fn pinned_version_ran(versions: &[String]) -> Result<Completion, Failed> {
     if versions.contains(&pinned) {
         return Ok(Completion::Completed);
     }
-    let why = format!(
-        "the pinned numpy {pinned} was not among those tested ({versions:?}; set {PYTHONS_VAR})"
-    );
+    let why = format!("the pinned numpy {pinned} was not among those tested ({versions:?}; set {PYTHONS_VAR})");
     if ci() {
         Err(why.into())
     } else {
@@ -151,10 +139,7 @@ fn randint_agrees(py: &str) -> Result<(), Failed> {
         numpy_version: String,
         sequences: Vec<known_answers::Sequence>,
     }
-    let Answered {
-        numpy_version,
-        sequences,
-    } = serde_json::from_str(&python(py, "differential.py", &[], &stdin)?)
+    let Answered { numpy_version, sequences } = serde_json::from_str(&python(py, "differential.py", &[], &stdin)?)
         .map_err(|e| format!("differential.py output: {e}"))?;
     if sequences.len() != cases.len() {
         return Err(format!("numpy answered {} of {} sequences", sequences.len(), cases.len()).into());
@@ -176,10 +161,9 @@ fn randint_agrees(py: &str) -> Result<(), Failed> {
     let errors = all().filter(|c| c.error.is_some()).count();
     let empty = all().filter(|c| c.size == 0).count();
     if wide == 0 || errors == 0 || empty == 0 || calls < SEQUENCES {
-        return Err(format!(
-            "weak cases: {calls} calls, {wide} wider than 2^32, {errors} errors, {empty} of size 0"
-        )
-        .into());
+        return Err(
+            format!("weak cases: {calls} calls, {wide} wider than 2^32, {errors} errors, {empty} of size 0").into()
+        );
     }
     Ok(())
 }
@@ -238,12 +222,7 @@ fn random_sequences(case_seed: u32, count: usize) -> Vec<known_answers::Sequence
 fn fixtures_agree(py: &str) -> Result<(), Failed> {
     let dir = fixtures::default_dir();
     let points_path = dir.join(points::FILE_NAME);
-    let out = python(
-        py,
-        "workloads.py",
-        &["emit", &points_path.to_string_lossy()],
-        b"",
-    )?;
+    let out = python(py, "workloads.py", &["emit", &points_path.to_string_lossy()], b"")?;
     let drawn: serde_json::Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
     let mut problems = Vec::new();
     let mut compared = 0;
@@ -255,8 +234,11 @@ fn fixtures_agree(py: &str) -> Result<(), Failed> {
             .ok_or_else(|| format!("workloads.py gave no seed {seed}"))?;
         let numpy_points = numpy["points"].as_array().ok_or("workloads.py: no points")?;
         if numpy_points.len() != committed.points.len() {
-            problems.push(format!("seed {seed}: numpy drew {} points, the file has {}",
-                numpy_points.len(), committed.points.len()));
+            problems.push(format!(
+                "seed {seed}: numpy drew {} points, the file has {}",
+                numpy_points.len(),
+                committed.points.len()
+            ));
             continue;
         }
         for (np_point, fp) in numpy_points.iter().zip(&committed.points) {
@@ -265,8 +247,12 @@ fn fixtures_agree(py: &str) -> Result<(), Failed> {
                 let ours = if key == "input_lens" { &fp.input_lens } else { &fp.output_lens };
                 compared += ours.len();
                 if let Some(i) = (0..numpy_lens.len().max(ours.len())).find(|&i| numpy_lens.get(i) != ours.get(i)) {
-                    problems.push(format!("seed {seed}, point {}, {key}[{i}]: file {:?}, numpy {:?}",
-                        fp.point, ours.get(i), numpy_lens.get(i)));
+                    problems.push(format!(
+                        "seed {seed}, point {}, {key}[{i}]: file {:?}, numpy {:?}",
+                        fp.point,
+                        ours.get(i),
+                        numpy_lens.get(i)
+                    ));
                 }
             }
         }
@@ -274,11 +260,14 @@ fn fixtures_agree(py: &str) -> Result<(), Failed> {
     if compared == 0 {
         problems.push("nothing compared".into());
     }
-    if problems.is_empty() { Ok(()) } else { Err(problems.join("\n").into()) }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
+    }
 }
 
 /// The committed known-answer file is exactly what the installed numpy writes.
 fn known_answers_regenerate(py: &str) -> Result<(), Failed> {
     python(py, "known_answers.py", &["--check"], b"").map(|_| ())
 }
-

@@ -13,8 +13,8 @@ use harness::inputs::{Flags, InputKind, Inputs};
 use harness::score::{self, gaps, render, ErrorMetric, Selection};
 use harness::task::TaskOutput;
 use libtest_mimic::{Arguments, Failed, Trial};
-use support::{count, number};
 use oracles::tiers::{ConfigTier, Tier};
+use support::{count, number};
 
 /// (row, arm, [TPOT shape, TPOT mape, TTFT shape, TTFT mape]) as published.
 const PUBLISHED_CELLS: [(&str, &str, [&str; 4]); 6] = [
@@ -43,27 +43,51 @@ fn expect_counts(out: &TaskOutput, expected: &[(&str, u64)]) -> Result<(), Faile
             wrong.push(format!("{key}: ours {got}, published {want}"));
         }
     }
-    if wrong.is_empty() { Ok(()) } else { Err(wrong.join("\n").into()) }
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(wrong.join("\n").into())
+    }
 }
 
 fn counts_all_tiers() -> Result<(), Failed> {
     let out = headline(None)?;
-    expect_counts(&out, &[
-        ("strict.sweeps", 0), ("strict.n_shape", 0), ("strict.n_mape", 0),
-        ("measured_or_resolved.sweeps", 10), ("measured_or_resolved.n_shape", 52), ("measured_or_resolved.n_mape", 62),
-        ("all.sweeps", 113), ("all.n_shape", 460), ("all.n_mape", 573),
-        ("all.n_ttft_shape", 456), ("all.n_ttft_mape", 569),
-        ("ttft_excursions", 4), ("prefix_caching_points", 218), ("dropped_sweeps", 0),
-    ])
+    expect_counts(
+        &out,
+        &[
+            ("strict.sweeps", 0),
+            ("strict.n_shape", 0),
+            ("strict.n_mape", 0),
+            ("measured_or_resolved.sweeps", 10),
+            ("measured_or_resolved.n_shape", 52),
+            ("measured_or_resolved.n_mape", 62),
+            ("all.sweeps", 113),
+            ("all.n_shape", 460),
+            ("all.n_mape", 573),
+            ("all.n_ttft_shape", 456),
+            ("all.n_ttft_mape", 569),
+            ("ttft_excursions", 4),
+            ("prefix_caching_points", 218),
+            ("dropped_sweeps", 0),
+        ],
+    )
 }
 
 fn counts_measured_tier() -> Result<(), Failed> {
     let out = headline(Some(ConfigTier::Measured))?;
-    expect_counts(&out, &[
-        ("measured_or_resolved.sweeps", 10), ("measured_or_resolved.n_shape", 52), ("measured_or_resolved.n_mape", 62),
-        ("all.sweeps", 68), ("all.n_shape", 292), ("all.n_mape", 360),
-        ("all.n_ttft_shape", 288), ("all.n_ttft_mape", 356),
-    ])
+    expect_counts(
+        &out,
+        &[
+            ("measured_or_resolved.sweeps", 10),
+            ("measured_or_resolved.n_shape", 52),
+            ("measured_or_resolved.n_mape", 62),
+            ("all.sweeps", 68),
+            ("all.n_shape", 292),
+            ("all.n_mape", 360),
+            ("all.n_ttft_shape", 288),
+            ("all.n_ttft_mape", 356),
+        ],
+    )
 }
 
 fn published_cells() -> Result<(), Failed> {
@@ -95,7 +119,11 @@ fn published_cells() -> Result<(), Failed> {
         }
     }
     assert_eq!(checked, 24, "the 24 published cells");
-    if wrong.is_empty() { Ok(()) } else { Err(wrong.join("\n").into()) }
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(wrong.join("\n").into())
+    }
 }
 
 /// The wrong definitions must not reproduce the published cell: shape with the anchor included
@@ -129,11 +157,7 @@ fn loaded() -> Result<(score::Corpora, harness::corpus::scenario::ScenarioSet), 
 fn excursions_are_the_four_gpt_oss_h200_points() -> Result<(), Failed> {
     let (c, s) = loaded()?;
     let scored = score::score(&c, &s, &score::corpus_arms(&c.e2e), &Selection::vllm(None));
-    let bad: Vec<_> = scored
-        .excursions
-        .iter()
-        .filter(|e| !(e.scenario.starts_with("gpt-oss-120b-h200-")))
-        .collect();
+    let bad: Vec<_> = scored.excursions.iter().filter(|e| !(e.scenario.starts_with("gpt-oss-120b-h200-"))).collect();
     if scored.excursions.len() != 4 || !bad.is_empty() {
         return Err(format!("{:?}", scored.excursions).into());
     }

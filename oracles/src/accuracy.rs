@@ -75,11 +75,8 @@ pub enum ShapeDefinition {
 }
 
 impl ShapeDefinition {
-    pub const ALL: [ShapeDefinition; 3] = [
-        ShapeDefinition::AnchorExcluded,
-        ShapeDefinition::AnchorIncluded,
-        ShapeDefinition::SharedMeasuredAnchor,
-    ];
+    pub const ALL: [ShapeDefinition; 3] =
+        [ShapeDefinition::AnchorExcluded, ShapeDefinition::AnchorIncluded, ShapeDefinition::SharedMeasuredAnchor];
 
     pub fn key(self) -> &'static str {
         match self {
@@ -112,17 +109,14 @@ pub fn python_round(x: f64, ndigits: u32) -> f64 {
     let exponent_bits = ((bits >> 52) & 0x7ff) as i32;
     let fraction = bits & ((1u64 << 52) - 1);
     // x = mantissa * 2^exponent exactly.
-    let (mantissa, exponent) = if exponent_bits == 0 {
-        (fraction, -1074)
-    } else {
-        (fraction | (1u64 << 52), exponent_bits - 1075)
-    };
+    let (mantissa, exponent) =
+        if exponent_bits == 0 { (fraction, -1074) } else { (fraction | (1u64 << 52), exponent_bits - 1075) };
     if exponent >= 0 {
         return x; // already an integer
     }
     let shift = (-exponent) as u32;
     let scaled = mantissa as u128 * 10u128.pow(ndigits); // < 2^127
-    // scaled / 2^shift, rounded half to even, all in integers.
+                                                         // scaled / 2^shift, rounded half to even, all in integers.
     let quotient = if shift >= 128 {
         0 // scaled < 2^127 <= 2^(shift-1): below half
     } else {
@@ -136,9 +130,8 @@ pub fn python_round(x: f64, ndigits: u32) -> f64 {
         }
     };
     // Rust's float parsing is correctly rounded, as is CPython's strtod on the same digits.
-    let magnitude: f64 = format!("{quotient}e-{ndigits}")
-        .parse()
-        .expect("an integer with a decimal exponent always parses");
+    let magnitude: f64 =
+        format!("{quotient}e-{ndigits}").parse().expect("an integer with a decimal exponent always parses");
     if negative {
         -magnitude
     } else {
@@ -159,8 +152,7 @@ pub fn usable(value: f64) -> bool {
 /// Per-point absolute percentage error, `|pred - meas| / meas * 100`, unrounded (the
 /// published `*_error_pct` is this rounded to 2). `None` when the measured value is unusable.
 pub fn ape(predicted: f64, measured: f64) -> Option<f64> {
-    (usable(measured) && predicted.is_finite())
-        .then(|| (predicted - measured).abs() / measured.abs() * 100.0)
+    (usable(measured) && predicted.is_finite()).then(|| (predicted - measured).abs() / measured.abs() * 100.0)
 }
 
 /// The published per-point `*_error_pct`.
@@ -172,8 +164,7 @@ pub fn published_error_pct(predicted: f64, measured: f64) -> Option<f64> {
 /// lowest-concurrency row, rounded to 6. The predictor's relative at the anchor is therefore
 /// not 1: it carries level error as well as shape.
 pub fn relative(value: f64, measured_anchor: f64) -> Option<f64> {
-    (usable(measured_anchor) && value.is_finite())
-        .then(|| python_round(value / measured_anchor, 6))
+    (usable(measured_anchor) && value.is_finite()).then(|| python_round(value / measured_anchor, 6))
 }
 
 /// A mean with the count it was taken over.
@@ -236,9 +227,7 @@ pub fn shape_comparisons(points: &[ShapePoint], definition: ShapeDefinition) -> 
     let mut kept: Vec<(f64, f64, f64)> = points
         .iter()
         .filter_map(|p| match (p.measured, p.predicted) {
-            (Some(m), Some(q)) if usable(p.concurrency) && usable(m) && usable(q) => {
-                Some((p.concurrency, m, q))
-            }
+            (Some(m), Some(q)) if usable(p.concurrency) && usable(m) && usable(q) => Some((p.concurrency, m, q)),
             _ => None,
         })
         .collect();
@@ -268,8 +257,7 @@ pub fn pooled_shape_error<'a>(
     topologies: impl IntoIterator<Item = &'a [ShapePoint]>,
     definition: ShapeDefinition,
 ) -> Pooled {
-    let errors: Vec<f64> =
-        topologies.into_iter().flat_map(|t| shape_errors(t, definition)).collect();
+    let errors: Vec<f64> = topologies.into_iter().flat_map(|t| shape_errors(t, definition)).collect();
     Pooled::of(&errors)
 }
 
@@ -461,16 +449,10 @@ pub fn published_rows(rows: &[Row]) -> Vec<&Row> {
 /// One arm's MAPE and shape error over `rows`, recomputed from raw values (never from the
 /// figures of sub-levels).
 pub fn arm_figures(rows: &[&Row], arm: PublishedArm, definition: ShapeDefinition) -> ArmFigures {
-    let complete: Vec<&Row> = rows
-        .iter()
-        .copied()
-        .filter(|r| r.measured.complete() && r.arm(arm).complete())
-        .collect();
+    let complete: Vec<&Row> = rows.iter().copied().filter(|r| r.measured.complete() && r.arm(arm).complete()).collect();
     let mape_of = |metric: Metric| {
-        let apes: Vec<f64> = complete
-            .iter()
-            .filter_map(|r| ape(r.arm(arm).get(metric)?, r.measured.get(metric)?))
-            .collect();
+        let apes: Vec<f64> =
+            complete.iter().filter_map(|r| ape(r.arm(arm).get(metric)?, r.measured.get(metric)?)).collect();
         mape(&apes)
     };
     let mut topologies: Vec<&str> = Vec::new();
@@ -558,10 +540,7 @@ mod tests {
     }
 
     fn curve(points: &[(f64, f64, f64)]) -> Vec<ShapePoint> {
-        points
-            .iter()
-            .map(|&(c, m, p)| ShapePoint { concurrency: c, measured: Some(m), predicted: Some(p) })
-            .collect()
+        points.iter().map(|&(c, m, p)| ShapePoint { concurrency: c, measured: Some(m), predicted: Some(p) }).collect()
     }
 
     #[test]

@@ -171,10 +171,7 @@ pub fn parse_manifest(text: &str) -> Result<Vec<ManifestEntry>, ManifestError> {
             match prev.path.as_bytes().cmp(entry.path.as_bytes()) {
                 std::cmp::Ordering::Less => {}
                 std::cmp::Ordering::Equal => {
-                    return Err(ManifestError {
-                        line: i + 1,
-                        reason: format!("duplicate path {:?}", entry.path),
-                    })
+                    return Err(ManifestError { line: i + 1, reason: format!("duplicate path {:?}", entry.path) })
                 }
                 std::cmp::Ordering::Greater => {
                     return Err(ManifestError {
@@ -220,10 +217,7 @@ mod tests {
         }
         let (digest, len) = sha256_reader(Dribble(1_000_000)).unwrap();
         assert_eq!(len, 1_000_000);
-        assert_eq!(
-            digest.to_hex(),
-            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
-        );
+        assert_eq!(digest.to_hex(), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
     }
 
     #[test]

@@ -71,13 +71,7 @@ impl RandomState {
     }
 
     /// [`RandomState::randint`] appending to `out` (no allocation per call).
-    pub fn randint_into(
-        &mut self,
-        low: i128,
-        high: i128,
-        size: usize,
-        out: &mut Vec<i64>,
-    ) -> Result<(), RandintError> {
+    pub fn randint_into(&mut self, low: i128, high: i128, size: usize, out: &mut Vec<i64>) -> Result<(), RandintError> {
         // Rule 1: an empty size returns before any check and draws nothing.
         if size == 0 {
             return Ok(());
@@ -160,10 +154,7 @@ mod tests {
         let mut rs = RandomState::seed(0);
         assert_eq!(rs.randint(819, 1025, 5).unwrap(), vec![991, 866, 936, 1011, 886]);
         let mut rs = RandomState::seed(0);
-        assert_eq!(
-            rs.randint(819, 1025, 10).unwrap(),
-            vec![991, 866, 936, 1011, 886, 1014, 922, 828, 840, 855]
-        );
+        assert_eq!(rs.randint(819, 1025, 10).unwrap(), vec![991, 866, 936, 1011, 886, 1014, 922, 828, 840, 855]);
     }
 
     #[test]
@@ -199,11 +190,8 @@ mod tests {
         // range [0, 4]: mask 7; a word whose low 3 bits exceed 4 is thrown away, so the result
         // is the first acceptable masked word, not a modulo or a multiply-shift.
         let mut words = RandomState::seed(123);
-        let expected: Vec<i64> = std::iter::from_fn(|| Some(words.next_u32() & 7))
-            .filter(|v| *v <= 4)
-            .take(50)
-            .map(i64::from)
-            .collect();
+        let expected: Vec<i64> =
+            std::iter::from_fn(|| Some(words.next_u32() & 7)).filter(|v| *v <= 4).take(50).map(i64::from).collect();
         let mut rs = RandomState::seed(123);
         assert_eq!(rs.randint(0, 5, 50).unwrap(), expected);
         let modulo: Vec<i64> = {

@@ -21,12 +21,7 @@
 pub fn shape_errors(measured_rel: &[f64], predicted: &[f64]) -> Vec<f64> {
     assert_eq!(measured_rel.len(), predicted.len(), "one predicted value per measured point");
     let Some(&anchor) = predicted.first() else { return Vec::new() };
-    measured_rel
-        .iter()
-        .zip(predicted)
-        .skip(1)
-        .map(|(&m, &p)| ((p / anchor) / m - 1.0) * 100.0)
-        .collect()
+    measured_rel.iter().zip(predicted).skip(1).map(|(&m, &p)| ((p / anchor) / m - 1.0) * 100.0).collect()
 }
 
 /// Signed level errors in percent for every point, the anchor included:
@@ -45,10 +40,7 @@ pub fn ttft_excursions(measured_ttft_rel: &[f64]) -> Vec<bool> {
     let n = measured_ttft_rel.len();
     (0..n)
         .map(|i| {
-            i > 0
-                && i + 1 < n
-                && measured_ttft_rel[i]
-                    > 10.0 * measured_ttft_rel[i - 1].max(measured_ttft_rel[i + 1])
+            i > 0 && i + 1 < n && measured_ttft_rel[i] > 10.0 * measured_ttft_rel[i - 1].max(measured_ttft_rel[i + 1])
         })
         .collect()
 }
@@ -138,9 +130,7 @@ pub fn log_stats(errors: &[f64]) -> Option<LogStats> {
         return None;
     }
     let mean = logs.iter().sum::<f64>() / n as f64;
-    let sd = (n >= 2).then(|| {
-        (logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
-    });
+    let sd = (n >= 2).then(|| (logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt());
     Some(LogStats { n, dropped: errors.len() - n, mean, sd, bias_pct: 100.0 * mean.exp_m1() })
 }
 

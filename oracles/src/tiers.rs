@@ -188,9 +188,8 @@ pub fn sweep_tier(sweep: &SweepSettings, expressible: &BTreeSet<String>) -> Opti
     if !sweep.recorded_at_every_point() || !sweep.inexpressible(expressible).is_empty() {
         return Some(Tier::All);
     }
-    let all_tracked_passed = sweep.passed_keys.iter().flatten().all(|keys| {
-        TRACKED_SETTINGS.iter().all(|field| keys.contains(*field))
-    });
+    let all_tracked_passed =
+        sweep.passed_keys.iter().flatten().all(|keys| TRACKED_SETTINGS.iter().all(|field| keys.contains(*field)));
     Some(if all_tracked_passed { Tier::Strict } else { Tier::MeasuredOrResolved })
 }
 
@@ -303,10 +302,7 @@ mod tests {
         assert_eq!(sweep_tier(&sweep(vec![Some(&some), None]), &x), Some(Tier::All));
         let other = SweepSettings { is_vllm: false, passed_keys: vec![Some(keys(&all4))] };
         assert_eq!(sweep_tier(&other, &x), None);
-        assert_eq!(
-            sweep(vec![Some(&capture)]).inexpressible(&x),
-            keys(&["max_cudagraph_capture_size"])
-        );
+        assert_eq!(sweep(vec![Some(&capture)]).inexpressible(&x), keys(&["max_cudagraph_capture_size"]));
     }
 
     #[test]

@@ -102,7 +102,9 @@ pub struct Lengths {
 #[derive(Clone, Debug, PartialEq)]
 pub enum DrawError {
     /// `int(len * ratio)` would raise in Python.
-    Ratio { ratio: f64 },
+    Ratio {
+        ratio: f64,
+    },
     Randint(RandintError),
 }
 

@@ -41,7 +41,13 @@ pub fn run(cmd: Command) -> Result<u8> {
         Command::Stats { dir } => {
             let dir = dir.unwrap_or_else(default_cache_dir);
             let stats = cache::stats(&dir)?;
-            println!("{}: {} entries, {} bytes, {} corrupt", harness::paths::display(&dir), stats.entries, stats.bytes, stats.corrupt.len());
+            println!(
+                "{}: {} entries, {} bytes, {} corrupt",
+                harness::paths::display(&dir),
+                stats.entries,
+                stats.bytes,
+                stats.corrupt.len()
+            );
             for path in &stats.corrupt {
                 println!("corrupt: {}", harness::paths::display(path));
             }

@@ -133,9 +133,9 @@ fn check_all(inputs: &InputArgs, dir: &std::path::Path) -> Result<u8> {
                 code = exit::FAILED;
             }
         }
-        Err(_) if resolved.measurements.is_none() => println!(
-            "points: derivation not checked (pass --measurements DIR or set BLIS_MEASUREMENTS)"
-        ),
+        Err(_) if resolved.measurements.is_none() => {
+            println!("points: derivation not checked (pass --measurements DIR or set BLIS_MEASUREMENTS)")
+        }
         Err(refusal) => {
             let refused = crate::outcome::refused(&refusal);
             if code == exit::OK {

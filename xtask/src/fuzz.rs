@@ -52,11 +52,7 @@ pub fn run(args: Args) -> Result<u8> {
         "{} readers, {cases} cases in {seconds:.1} s ({:.0} cases/s), {}",
         targets.len(),
         cases as f64 / seconds.max(1e-9),
-        if failed {
-            "FAILURES above"
-        } else {
-            "no panic, every error named its file"
-        }
+        if failed { "FAILURES above" } else { "no panic, every error named its file" }
     );
     Ok(if failed { exit::FAILED } else { exit::OK })
 }

@@ -90,11 +90,7 @@ fn run_verify(args: VerifyArgs) -> Result<u8> {
     // machine); say here where each one pointed.
     for kind in lock::file::SECTIONS {
         if let Some(input) = inputs.get(kind).filter(|i| i.is_override()) {
-            eprintln!(
-                "note: {} read from {}",
-                kind.name(),
-                input.source_label()
-            );
+            eprintln!("note: {} read from {}", kind.name(), input.source_label());
         }
     }
     let report = lock::verify(&lock, &inputs);

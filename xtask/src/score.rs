@@ -132,14 +132,8 @@ fn against_baseline(
     let manifest_path = harness::gate::manifest_path();
     let manifest = harness::gate::load_manifest(&manifest_path)?;
     let candidate = |needed_for: &str| args.blis.options(inputs, needed_for);
-    let cmp = harness::blis::baseline::compare_with_inputs(
-        inputs,
-        candidate,
-        baseline,
-        resolved,
-        &manifest,
-        &manifest_path,
-    )?;
+    let cmp =
+        harness::blis::baseline::compare_with_inputs(inputs, candidate, baseline, resolved, &manifest, &manifest_path)?;
     let text = format!("{}\n{}\n{}", score::render::report(&cmp.scored), cmp.render(), cmp.cache_lines());
     if let Err(e) = std::io::stdout().lock().write_all(text.as_bytes()) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {

@@ -12,8 +12,6 @@ use std::path::{Path, PathBuf};
 mod support;
 use support::{root as workspace_root, xtask};
 
-
-
 fn totals(out: &std::process::Output) -> Result<String, Failed> {
     let text = String::from_utf8(out.stdout.clone())?;
     let last = text.lines().last().unwrap_or_default().to_string();

@@ -41,16 +41,12 @@ fn edited_summary(dir: &Path, pointer: &str, value: serde_json::Value) -> Result
 }
 
 fn refuses_without_any_corpus() -> Result<(), Failed> {
-    error_definition()
-        .assert()
-        .code(2)
-        .stdout("")
-        .stderr(
-            predicate::str::contains("aisimulate_summary.json")
-                .and(predicate::str::contains("--measurements"))
-                .and(predicate::str::contains("BLIS_MEASUREMENTS"))
-                .and(predicate::function(|s: &str| s.lines().count() == 1)),
-        );
+    error_definition().assert().code(2).stdout("").stderr(
+        predicate::str::contains("aisimulate_summary.json")
+            .and(predicate::str::contains("--measurements"))
+            .and(predicate::str::contains("BLIS_MEASUREMENTS"))
+            .and(predicate::function(|s: &str| s.lines().count() == 1)),
+    );
     Ok(())
 }
 
@@ -58,15 +54,10 @@ fn refuses_without_any_corpus() -> Result<(), Failed> {
 /// same folder), not a refusal: exit 2 is only for a corpus nobody supplied.
 fn fails_on_a_folder_without_the_summary() -> Result<(), Failed> {
     let empty = tempfile::tempdir()?;
-    error_definition()
-        .arg("--measurements")
-        .arg(empty.path())
-        .assert()
-        .code(1)
-        .stderr(
-            predicate::str::contains("aisimulate_summary.json is missing from --measurements")
-                .and(predicate::str::contains("found nothing")),
-        );
+    error_definition().arg("--measurements").arg(empty.path()).assert().code(1).stderr(
+        predicate::str::contains("aisimulate_summary.json is missing from --measurements")
+            .and(predicate::str::contains("found nothing")),
+    );
     Ok(())
 }
 
@@ -76,9 +67,7 @@ fn reads_the_folder_from_the_variable() -> Result<(), Failed> {
         .env("BLIS_MEASUREMENTS", empty.path())
         .assert()
         .code(1)
-        .stderr(predicate::str::contains(
-            "is missing from BLIS_MEASUREMENTS=",
-        ));
+        .stderr(predicate::str::contains("is missing from BLIS_MEASUREMENTS="));
     Ok(())
 }
 
@@ -92,10 +81,7 @@ fn says_what_stands_where_the_summary_should_be() -> Result<(), Failed> {
         .arg(dir.path())
         .assert()
         .code(1)
-        .stderr(
-            predicate::str::contains("aisimulate_summary.json")
-                .and(predicate::str::contains("found a directory")),
-        );
+        .stderr(predicate::str::contains("aisimulate_summary.json").and(predicate::str::contains("found a directory")));
     std::fs::remove_dir(&summary)?;
     std::os::unix::fs::symlink("aisimulate_summary.json", &summary)?;
     error_definition()
@@ -115,9 +101,7 @@ fn non_utf8_summary_names_the_byte_offset() -> Result<(), Failed> {
         .arg(file.path())
         .assert()
         .code(1)
-        .stderr(
-            predicate::str::contains("not UTF-8").and(predicate::str::contains("byte offset 15")),
-        );
+        .stderr(predicate::str::contains("not UTF-8").and(predicate::str::contains("byte offset 15")));
     Ok(())
 }
 
@@ -140,16 +124,13 @@ fn summary_and_measurements_flags_conflict() -> Result<(), Failed> {
 
 fn real_snapshot_reproduces_the_published_tpot_shape(dir: &Path) -> Result<(), Failed> {
     let summary = corpus_file(dir, "aisimulate_summary.json")?;
-    error_definition()
-        .arg("--summary")
-        .arg(summary)
-        .assert()
-        .code(0)
-        .stdout(
-            predicate::str::is_match(r"(?m)^aisimulate tpot shape_anchor_excluded +10\.05  n=878 +published +10\.05  reproduces")?
-                .and(predicate::str::is_match(r"(?m)^aisimulate tpot shape_anchor_included .* does not reproduce")?)
-                .and(predicate::str::contains("result: PASS")),
-        );
+    error_definition().arg("--summary").arg(summary).assert().code(0).stdout(
+        predicate::str::is_match(
+            r"(?m)^aisimulate tpot shape_anchor_excluded +10\.05  n=878 +published +10\.05  reproduces",
+        )?
+        .and(predicate::str::is_match(r"(?m)^aisimulate tpot shape_anchor_included .* does not reproduce")?)
+        .and(predicate::str::contains("result: PASS")),
+    );
     Ok(())
 }
 
@@ -169,27 +150,19 @@ fn changed_published_total_exits_nonzero(dir: &Path) -> Result<(), Failed> {
 
 fn broken_row_sum_exits_nonzero_naming_the_path(dir: &Path) -> Result<(), Failed> {
     let copy = edited_summary(dir, "/models/3/workloads/0/gpus/1/rows", serde_json::json!(0))?;
-    error_definition()
-        .arg("--summary")
-        .arg(copy.path())
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("models[3].workloads[0].gpus[1].rows: is 0 but the rows of its topologies add up to"));
+    error_definition().arg("--summary").arg(copy.path()).assert().code(1).stderr(predicate::str::contains(
+        "models[3].workloads[0].gpus[1].rows: is 0 but the rows of its topologies add up to",
+    ));
     Ok(())
 }
 
 fn measurements_folder_runs_both_audits(dir: &Path) -> Result<(), Failed> {
     corpus_file(dir, "aisimulate_e2e.json")?;
-    error_definition()
-        .arg("--measurements")
-        .arg(dir)
-        .assert()
-        .code(0)
-        .stdout(
-            predicate::str::contains("error-definition audit: aisimulate_summary.json")
-                .and(predicate::str::contains("e2e shape audit: aisimulate_e2e.json"))
-                .and(predicate::str::contains("FLAG definition mismatch")),
-        );
+    error_definition().arg("--measurements").arg(dir).assert().code(0).stdout(
+        predicate::str::contains("error-definition audit: aisimulate_summary.json")
+            .and(predicate::str::contains("e2e shape audit: aisimulate_e2e.json"))
+            .and(predicate::str::contains("FLAG definition mismatch")),
+    );
     Ok(())
 }
 
@@ -199,26 +172,14 @@ type CorpusTrial = fn(&Path) -> Result<(), Failed>;
 fn main() {
     let args = Arguments::from_args();
     let mut trials = vec![
-        Trial::test(
-            "error_definition/refuses_without_any_corpus",
-            refuses_without_any_corpus,
-        ),
-        Trial::test(
-            "error_definition/fails_on_a_folder_without_the_summary",
-            fails_on_a_folder_without_the_summary,
-        ),
+        Trial::test("error_definition/refuses_without_any_corpus", refuses_without_any_corpus),
+        Trial::test("error_definition/fails_on_a_folder_without_the_summary", fails_on_a_folder_without_the_summary),
         Trial::test(
             "error_definition/says_what_stands_where_the_summary_should_be",
             says_what_stands_where_the_summary_should_be,
         ),
-        Trial::test(
-            "error_definition/non_utf8_summary_names_the_byte_offset",
-            non_utf8_summary_names_the_byte_offset,
-        ),
-        Trial::test(
-            "error_definition/reads_the_folder_from_the_variable",
-            reads_the_folder_from_the_variable,
-        ),
+        Trial::test("error_definition/non_utf8_summary_names_the_byte_offset", non_utf8_summary_names_the_byte_offset),
+        Trial::test("error_definition/reads_the_folder_from_the_variable", reads_the_folder_from_the_variable),
         Trial::test(
             "error_definition/malformed_summary_fails_naming_the_path",
             malformed_summary_fails_naming_the_path,

@@ -13,10 +13,9 @@ fn main() {
         Trial::ignorable_test("reproduce/corpus/every-corpus-figure-reproduces", || {
             with_team_inputs(every_corpus_figure_reproduces)
         }),
-        Trial::ignorable_test(
-            "reproduce/corpus/an-edited-published-total-exits-one-naming-it",
-            || with_team_inputs(an_edited_published_total_exits_one_naming_it),
-        ),
+        Trial::ignorable_test("reproduce/corpus/an-edited-published-total-exits-one-naming-it", || {
+            with_team_inputs(an_edited_published_total_exits_one_naming_it)
+        }),
     ];
     libtest_mimic::run(&args, trials).exit();
 }
@@ -31,14 +30,8 @@ fn team_inputs() -> Result<PathBuf, String> {
         .map(PathBuf::from)
         .ok_or("needs BLIS_MEASUREMENTS (the team's corpora)")?;
     let trees = workspace_root().join("testdata");
-    if !["catalog", "registry", "scenarios"]
-        .iter()
-        .all(|t| trees.join(t).is_dir())
-    {
-        return Err(
-            "needs the vendored trees (`cargo xtask vendor --from ../shared/blis-artifacts`)"
-                .into(),
-        );
+    if !["catalog", "registry", "scenarios"].iter().all(|t| trees.join(t).is_dir()) {
+        return Err("needs the vendored trees (`cargo xtask vendor --from ../shared/blis-artifacts`)".into());
     }
     Ok(corpora)
 }
@@ -69,15 +62,10 @@ fn every_corpus_figure_reproduces(corpora: &Path) -> Result<(), Failed> {
         .code(0)
         .stdout(predicate::str::is_match(r"(?m)^ok +inputs/lock-verify").unwrap())
         .stdout(
-            predicate::str::is_match(
-                r"(?m)^ok +error-definition/aisimulate-tpot-shape-anchor-excluded  10\.05",
-            )
-            .unwrap(),
-        )
-        .stdout(
-            predicate::str::is_match(r"(?m)^ok +headline-measured/all/aic/tpot-shape  12\.00")
+            predicate::str::is_match(r"(?m)^ok +error-definition/aisimulate-tpot-shape-anchor-excluded  10\.05")
                 .unwrap(),
         )
+        .stdout(predicate::str::is_match(r"(?m)^ok +headline-measured/all/aic/tpot-shape  12\.00").unwrap())
         .stdout(predicate::str::contains(" 0 mismatched,"));
     Ok(())
 }
@@ -90,10 +78,7 @@ fn an_edited_published_total_exits_one_naming_it(corpora: &Path) -> Result<(), F
         return Err(format!("the manifest no longer contains {from:?}").into());
     }
     let manifest = dir.path().join("figures.yaml");
-    std::fs::write(
-        &manifest,
-        text.replacen(from, r#"expect: {number: "10.06"}"#, 1),
-    )?;
+    std::fs::write(&manifest, text.replacen(from, r#"expect: {number: "10.06"}"#, 1))?;
     reproduce(corpora)
         .arg("--manifest")
         .arg(&manifest)

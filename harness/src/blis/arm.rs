@@ -166,7 +166,18 @@ pub fn column_of_plan(plan: &Plan, opts: &RunOptions) -> Result<Column, TaskErro
     let failed = report.summary.failed;
     let (ran, cached) = (report.summary.ran, report.summary.cached);
     let outcomes = report.outcomes;
-    Ok(Column { arm, notes, sweep_notes, succeeded, failed, not_modelled_sweeps, modelled_sweeps, outcomes, ran, cached })
+    Ok(Column {
+        arm,
+        notes,
+        sweep_notes,
+        succeeded,
+        failed,
+        not_modelled_sweeps,
+        modelled_sweeps,
+        outcomes,
+        ran,
+        cached,
+    })
 }
 
 /// The headline table for the release gate, with the BLIS column when a binary is supplied

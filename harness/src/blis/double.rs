@@ -17,9 +17,8 @@ pub fn build() -> Result<PathBuf> {
 
 fn build_once() -> Result<PathBuf> {
     let root = crate::paths::workspace_root();
-    let cargo = std::env::var_os("CARGO")
-        .or_else(|| option_env!("CARGO").map(Into::into))
-        .unwrap_or_else(|| "cargo".into());
+    let cargo =
+        std::env::var_os("CARGO").or_else(|| option_env!("CARGO").map(Into::into)).unwrap_or_else(|| "cargo".into());
     // cargo itself says where it put the binary: the target directory may be shared
     // (CARGO_TARGET_DIR, build.target-dir) and the profile is not always `debug`.
     let output = Command::new(&cargo)

@@ -48,9 +48,7 @@ impl FixtureSet {
                 )
             })?;
         let narrow = |v: &[i64], what: &str| -> Result<Vec<u32>> {
-            v.iter()
-                .map(|&l| u32::try_from(l).with_context(|| format!("{what} length {l} out of range")))
-                .collect()
+            v.iter().map(|&l| u32::try_from(l).with_context(|| format!("{what} length {l} out of range"))).collect()
         };
         Ok((narrow(&p.input_lens, "input")?, narrow(&p.output_lens, "output")?))
     }
@@ -65,7 +63,17 @@ impl FixtureSet {
         seed: u64,
     ) -> Result<PointSpec> {
         let (input_lens, output_lens) = self.lengths(seed, isl, osl, concurrency)?;
-        Ok(PointSpec { scenario_file, engine, isl, osl, concurrency, seed, input_lens, output_lens, form: Default::default() })
+        Ok(PointSpec {
+            scenario_file,
+            engine,
+            isl,
+            osl,
+            concurrency,
+            seed,
+            input_lens,
+            output_lens,
+            form: Default::default(),
+        })
     }
 
     /// The same point with the vectors (and seed) of another numpy seed: the sensitivity

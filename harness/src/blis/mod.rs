@@ -300,7 +300,7 @@ impl Target {
                     flags,
                     dialect::replay_supported(&opts.binary, binary_digest, &opts.blis_root, &opts.child_env),
                 )
-                    .with_context(|| format!("{} takes the flag dialect; its release files", opts.binary.display()))?,
+                .with_context(|| format!("{} takes the flag dialect; its release files", opts.binary.display()))?,
             ),
         })
     }
@@ -516,8 +516,8 @@ struct Progress {
 
 impl Progress {
     fn new(mode: ProgressMode, total: usize) -> Progress {
-        let bar = (mode == ProgressMode::Auto && crate::term::stderr_progress())
-            .then(|| crate::term::bar(total, "points"));
+        let bar =
+            (mode == ProgressMode::Auto && crate::term::stderr_progress()).then(|| crate::term::bar(total, "points"));
         let mode = match mode {
             ProgressMode::Auto if bar.is_some() => ProgressMode::Quiet,
             ProgressMode::Auto if std::io::stderr().is_terminal() => ProgressMode::Lines,

@@ -70,7 +70,9 @@ impl Variant {
         match *self {
             Variant::MaxNumSeqsTimes(k) => out.max_num_seqs = e.max_num_seqs.saturating_mul(k).max(1),
             Variant::MaxNumSeqsDiv(k) => out.max_num_seqs = (e.max_num_seqs / k).max(1),
-            Variant::TokenBudgetTimes(k) => out.max_num_batched_tokens = e.max_num_batched_tokens.saturating_mul(k).max(1),
+            Variant::TokenBudgetTimes(k) => {
+                out.max_num_batched_tokens = e.max_num_batched_tokens.saturating_mul(k).max(1)
+            }
             Variant::TokenBudgetDiv(k) => out.max_num_batched_tokens = (e.max_num_batched_tokens / k).max(1),
             Variant::Baseline | Variant::NumpySeed(_) => {}
         }
@@ -102,11 +104,7 @@ pub struct SensitivityTable {
 
 /// The points of one row: engine rows transform the settings; seed rows take the lengths of
 /// numpy seed k from `reseed` (the fixture loader).
-pub fn row_points(
-    variant: Variant,
-    base: &[PointSpec],
-    reseed: ReseedFn,
-) -> Result<Vec<PointSpec>> {
+pub fn row_points(variant: Variant, base: &[PointSpec], reseed: ReseedFn) -> Result<Vec<PointSpec>> {
     base.iter()
         .map(|p| match variant {
             Variant::NumpySeed(s) => reseed(p, s),
@@ -219,7 +217,17 @@ impl SensitivityTable {
                         df
                     );
                 }
-                Err(e) => out += &format!("{:<18} {:>6} {:>11} {:>8} {:>11} {:>8}  FAIL: {e}\n", row.variant.name(), "-", "-", "-", "-", "-"),
+                Err(e) => {
+                    out += &format!(
+                        "{:<18} {:>6} {:>11} {:>8} {:>11} {:>8}  FAIL: {e}\n",
+                        row.variant.name(),
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        "-"
+                    )
+                }
             }
         }
         out
@@ -232,7 +240,8 @@ mod tests {
 
     #[test]
     fn budgets_never_drop_below_one() {
-        let e = EngineSettings { max_num_seqs: 1, max_num_batched_tokens: 1, block_size: 16, enable_prefix_caching: true };
+        let e =
+            EngineSettings { max_num_seqs: 1, max_num_batched_tokens: 1, block_size: 16, enable_prefix_caching: true };
         assert_eq!(Variant::MaxNumSeqsDiv(2).apply(&e).max_num_seqs, 1);
         assert_eq!(Variant::TokenBudgetDiv(2).apply(&e).max_num_batched_tokens, 1);
         assert_eq!(Variant::MaxNumSeqsTimes(4).apply(&e).max_num_seqs, 4);
@@ -243,7 +252,10 @@ mod tests {
     fn a_row_with_another_n_fails() {
         let score = |n| Ok(RowScore { n, tpot_shape: 1.0, ttft_shape: 2.0 });
         let table = SensitivityTable {
-            rows: vec![Row { variant: Variant::Baseline, score: score(10) }, Row { variant: Variant::NumpySeed(1), score: score(9) }],
+            rows: vec![
+                Row { variant: Variant::Baseline, score: score(10) },
+                Row { variant: Variant::NumpySeed(1), score: score(9) },
+            ],
             records: Vec::new(),
         };
         assert_eq!(table.failures().len(), 1);

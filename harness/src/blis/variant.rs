@@ -40,17 +40,13 @@ fn engine_mut(docs: &mut [Value]) -> Result<&mut Mapping> {
         .iter_mut()
         .find(|d| d.get("kind").and_then(Value::as_str) == Some("Deployment"))
         .context("no document with `kind: Deployment`")?;
-    let pools = deployment
-        .get_mut("pools")
-        .and_then(Value::as_sequence_mut)
-        .context("Deployment has no `pools` list")?;
+    let pools =
+        deployment.get_mut("pools").and_then(Value::as_sequence_mut).context("Deployment has no `pools` list")?;
     if pools.len() != 1 {
         bail!("Deployment states {} pools; a point describes one aggregated pool", pools.len());
     }
     let pool = pools[0].as_mapping_mut().context("pools[0] is not a mapping")?;
-    let engine = pool
-        .entry(Value::from("engine"))
-        .or_insert_with(|| Value::Mapping(Mapping::new()));
+    let engine = pool.entry(Value::from("engine")).or_insert_with(|| Value::Mapping(Mapping::new()));
     engine.as_mapping_mut().context("pools[0].engine is not a mapping")
 }
 
@@ -82,9 +78,10 @@ pub fn stated_settings(text: &str) -> Result<StatedSettings> {
         block_size: uint("block_size")?,
         enable_prefix_caching: match engine.get("enable_prefix_caching") {
             None => None,
-            Some(v) => Some(v.as_bool().with_context(|| {
-                format!("pools[0].engine.enable_prefix_caching: expected a bool, got {v:?}")
-            })?),
+            Some(v) => Some(
+                v.as_bool()
+                    .with_context(|| format!("pools[0].engine.enable_prefix_caching: expected a bool, got {v:?}"))?,
+            ),
         },
     })
 }

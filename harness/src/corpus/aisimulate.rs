@@ -9,13 +9,13 @@
 //!    children's, `aisimulate.points == status_counts.success`, `aic.points` adds up,
 //!    `coverage_pct` is success / rows, only success rows carry AISimulate values.
 
-use oracles::accuracy::{PublishedArm, Metric, Status, StatusCounts};
+use super::strict::NoDuplicates;
+use oracles::accuracy::{Metric, PublishedArm, Status, StatusCounts};
 use serde::de::Deserializer;
 use serde::Deserialize;
 use std::collections::HashSet;
 use std::fmt;
 use std::path::Path;
-use super::strict::NoDuplicates;
 
 pub const FILE: &str = "aisimulate_summary.json";
 
@@ -318,15 +318,19 @@ pub fn parse(text: &str, file: &str) -> Result<Summary, CorpusError> {
     }
     check_json(text).map_err(|(path, message)| fail(path, message))?;
     let mut de = serde_json::Deserializer::from_str(text);
-    let summary: Summary = serde_path_to_error::deserialize(&mut de)
-        .map_err(|e| fail(path_text(e.path()), e.inner().to_string()))?;
+    let summary: Summary =
+        serde_path_to_error::deserialize(&mut de).map_err(|e| fail(path_text(e.path()), e.inner().to_string()))?;
     check_consistency(&summary).map_err(|(path, message)| fail(path, message))?;
     Ok(summary)
 }
 
 fn path_text(path: &serde_path_to_error::Path) -> String {
     let text = path.to_string();
-    if text.is_empty() { ".".to_string() } else { text }
+    if text.is_empty() {
+        ".".to_string()
+    } else {
+        text
+    }
 }
 
 /// Pass 1: walks the whole document once; duplicate keys are an error at any depth (serde
@@ -424,9 +428,14 @@ fn check_topology(path: &str, t: &Topology) -> Result<(u64, StatusCounts, u64), 
                 format!("{} appears twice in this topology; expected one point per concurrency", point.concurrency),
             ));
         }
-        for (name, value) in [("tpot_relative", point.measured.tpot_relative), ("ttft_relative", point.measured.ttft_relative)] {
+        for (name, value) in
+            [("tpot_relative", point.measured.tpot_relative), ("ttft_relative", point.measured.ttft_relative)]
+        {
             if value < 0.0 {
-                return Err((format!("{ppath}.measured.{name}"), format!("is {value}, expected a non-negative relative")));
+                return Err((
+                    format!("{ppath}.measured.{name}"),
+                    format!("is {value}, expected a non-negative relative"),
+                ));
             }
         }
         let success = point.status == Status::Success;
@@ -474,7 +483,10 @@ fn check_level(
 ) -> Check {
     expect_eq(&format!("{path}.rows"), rows, child_rows, &format!("the rows of its {children} add up to"))?;
     let Some(published) = aisimulate.status_counts else {
-        return Err((format!("{path}.aisimulate.status_counts"), "is missing; expected success, unsupported, failed, unknown counts".into()));
+        return Err((
+            format!("{path}.aisimulate.status_counts"),
+            "is missing; expected success, unsupported, failed, unknown counts".into(),
+        ));
     };
     let published_counts = published;
     if published_counts.rows() != rows {
@@ -489,10 +501,25 @@ fn check_level(
         ("failed", published.failed, child_counts.failed),
         ("unknown", published.unknown, child_counts.unknown),
     ] {
-        expect_eq(&format!("{path}.aisimulate.status_counts.{key}"), got, want, &format!("the {key} counts of its {children} add up to"))?;
+        expect_eq(
+            &format!("{path}.aisimulate.status_counts.{key}"),
+            got,
+            want,
+            &format!("the {key} counts of its {children} add up to"),
+        )?;
     }
-    expect_eq(&format!("{path}.aisimulate.points"), aisimulate.points, published.success, "aisimulate.status_counts.success is")?;
-    expect_eq(&format!("{path}.aic.points"), aic.points, child_aic_points, &format!("the AIC points of its {children} add up to"))?;
+    expect_eq(
+        &format!("{path}.aisimulate.points"),
+        aisimulate.points,
+        published.success,
+        "aisimulate.status_counts.success is",
+    )?;
+    expect_eq(
+        &format!("{path}.aic.points"),
+        aic.points,
+        child_aic_points,
+        &format!("the AIC points of its {children} add up to"),
+    )?;
     if aic.status_counts.is_some() || aic.coverage_pct.is_some() {
         return Err((format!("{path}.aic"), "carries status_counts or coverage_pct; only aisimulate has them".into()));
     }
@@ -501,15 +528,23 @@ fn check_level(
         if expected != Some(coverage) {
             return Err((
                 format!("{path}.aisimulate.coverage_pct"),
-                format!("is {coverage} but success / rows x 100 rounded to 2 is {}", expected.map_or("undefined".into(), |v| v.to_string())),
+                format!(
+                    "is {coverage} but success / rows x 100 rounded to 2 is {}",
+                    expected.map_or("undefined".into(), |v| v.to_string())
+                ),
             ));
         }
     }
     for (arm, figures) in [(PublishedArm::Aisimulate, aisimulate), (PublishedArm::Aic, aic)] {
         for metric in Metric::ALL {
-            for (name, value) in [("mape_pct", figures.mape_pct(metric)), ("shape_error_pct", figures.shape_error_pct(metric))] {
+            for (name, value) in
+                [("mape_pct", figures.mape_pct(metric)), ("shape_error_pct", figures.shape_error_pct(metric))]
+            {
                 if let Some(v) = value.filter(|v| *v < 0.0) {
-                    return Err((format!("{path}.{arm}.{metric}_{name}"), format!("is {v}, expected a non-negative percentage")));
+                    return Err((
+                        format!("{path}.{arm}.{metric}_{name}"),
+                        format!("is {v}, expected a non-negative percentage"),
+                    ));
                 }
             }
         }

@@ -26,10 +26,10 @@
 //! callers that need it. `snapshot`, `scope` and `selection` are kept as raw JSON: their
 //! content is provenance, not an input to any figure.
 
+use super::strict::{finite_pct, opt_finite, opt_finite_pct, opt_status_counts, status};
 use anyhow::{Context, Result};
 use serde::Deserialize;
 use std::path::Path;
-use super::strict::{finite_pct, opt_finite, opt_finite_pct, opt_status_counts, status};
 
 /// AISimulate's per-point outcome and its counts: `oracles::accuracy`'s types, read strictly
 /// (`corpus::strict`).
@@ -183,11 +183,7 @@ fn check_identities(corpus: &E2eCorpus) -> Result<()> {
     let mut sweeps = std::collections::BTreeMap::new();
     for (i, sweep) in corpus.sweeps.iter().enumerate() {
         if let Some(first) = sweeps.insert((&sweep.scenario, &sweep.label), i) {
-            anyhow::bail!(
-                "at `sweeps[{i}]`: ({}, {}) repeats `sweeps[{first}]`",
-                sweep.scenario,
-                sweep.label
-            );
+            anyhow::bail!("at `sweeps[{i}]`: ({}, {}) repeats `sweeps[{first}]`", sweep.scenario, sweep.label);
         }
         let mut seen = std::collections::BTreeMap::new();
         for (j, point) in sweep.points.iter().enumerate() {

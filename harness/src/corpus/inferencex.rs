@@ -73,8 +73,7 @@ impl Anchor {
 
 pub fn load_absolutes(path: &Path) -> Result<Absolutes> {
     let text = read(path)?;
-    let parsed: Absolutes = super::strict::parse_json(&text)
-        .with_context(|| crate::paths::display(path))?;
+    let parsed: Absolutes = super::strict::parse_json(&text).with_context(|| crate::paths::display(path))?;
     check_unique_joins(parsed.anchors.iter().map(|a| (&a.scenario, &a.label)), "anchors")
         .with_context(|| crate::paths::display(path))?;
     Ok(parsed)
@@ -169,8 +168,7 @@ fn setting_value(v: &serde_json::Value) -> Option<SettingValue> {
 
 pub fn load_engine_settings(path: &Path) -> Result<EngineSettingsCorpus> {
     let text = read(path)?;
-    let parsed: EngineSettingsCorpus = super::strict::parse_json(&text)
-        .with_context(|| crate::paths::display(path))?;
+    let parsed: EngineSettingsCorpus = super::strict::parse_json(&text).with_context(|| crate::paths::display(path))?;
     check_settings(&parsed).with_context(|| crate::paths::display(path))?;
     Ok(parsed)
 }
@@ -207,10 +205,7 @@ fn check_settings(s: &EngineSettingsCorpus) -> Result<()> {
     Ok(())
 }
 
-fn check_unique_joins<'a>(
-    keys: impl Iterator<Item = (&'a String, &'a String)>,
-    what: &str,
-) -> Result<()> {
+fn check_unique_joins<'a>(keys: impl Iterator<Item = (&'a String, &'a String)>, what: &str) -> Result<()> {
     let mut seen = BTreeMap::new();
     for (i, (scenario, label)) in keys.enumerate() {
         if let Some(first) = seen.insert((scenario.clone(), label.clone()), i) {
@@ -285,10 +280,8 @@ mod tests {
 
     #[test]
     fn passed_settings_read_typed() {
-        let s = parse_settings(&settings(
-            r#"{"max_num_seqs": 256, "enable_prefix_caching": false, "model": "/m"}"#,
-        ))
-        .unwrap();
+        let s = parse_settings(&settings(r#"{"max_num_seqs": 256, "enable_prefix_caching": false, "model": "/m"}"#))
+            .unwrap();
         let p = s.settings[0].by_concurrency.get(1).unwrap();
         assert_eq!(p.passed_setting("max_num_seqs"), Some(SettingValue::Int(256)));
         assert_eq!(p.passed_setting("enable_prefix_caching"), Some(SettingValue::Bool(false)));
@@ -305,10 +298,7 @@ mod tests {
 
     #[test]
     fn duplicate_passed_key_is_an_error() {
-        let e = format!(
-            "{:#}",
-            parse_settings(&settings(r#"{"max_num_seqs": 8, "max_num_seqs": 16}"#)).unwrap_err()
-        );
+        let e = format!("{:#}", parse_settings(&settings(r#"{"max_num_seqs": 8, "max_num_seqs": 16}"#)).unwrap_err());
         assert!(e.contains("settings[0].by_concurrency.1.passed") && e.contains("duplicate key"), "{e}");
     }
 

@@ -78,21 +78,14 @@ pub struct Parallel {
 impl Scenario {
     /// The pool the corpus's aggregated serving runs on: the `colocated` one, else the first.
     pub fn serving_pool(&self) -> &Pool {
-        self.deployment
-            .pools
-            .iter()
-            .find(|p| p.role == "colocated")
-            .unwrap_or(&self.deployment.pools[0])
+        self.deployment.pools.iter().find(|p| p.role == "colocated").unwrap_or(&self.deployment.pools[0])
     }
 }
 
 /// Reads one scenario file; the error names the file and the document.
 pub fn load(path: &Path) -> Result<Scenario> {
     let text = crate::read::text(path)?;
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     parse(&file_name, &text).with_context(|| crate::paths::display(path))
 }
 
@@ -116,9 +109,7 @@ pub fn parse(file_name: &str, text: &str) -> Result<Scenario> {
 fn documents(text: &str) -> Result<Vec<serde_yaml::Value>> {
     serde_yaml::Deserializer::from_str(text)
         .enumerate()
-        .map(|(i, doc)| {
-            serde_yaml::Value::deserialize(doc).with_context(|| format!("document {}", i + 1))
-        })
+        .map(|(i, doc)| serde_yaml::Value::deserialize(doc).with_context(|| format!("document {}", i + 1)))
         .collect()
 }
 
@@ -179,8 +170,7 @@ impl ScenarioSet {
 /// Reads every `*.yaml` of `dir` (not recursive). Only an unreadable directory is an error.
 pub fn load_dir(dir: &Path) -> Result<ScenarioSet> {
     let mut set = ScenarioSet::default();
-    let entries = std::fs::read_dir(dir)
-        .with_context(|| format!("listing {}", crate::paths::display(dir)))?;
+    let entries = std::fs::read_dir(dir).with_context(|| format!("listing {}", crate::paths::display(dir)))?;
     let mut paths: Vec<_> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
@@ -188,10 +178,7 @@ pub fn load_dir(dir: &Path) -> Result<ScenarioSet> {
     paths.sort();
     // An empty tree would silently drop every sweep it should score (a tier disappears).
     if paths.is_empty() {
-        bail!(
-            "{}: holds no scenario file (*.yaml)",
-            crate::paths::display(dir)
-        );
+        bail!("{}: holds no scenario file (*.yaml)", crate::paths::display(dir));
     }
     for path in paths {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();

@@ -351,6 +351,8 @@ fn compare(manifest: &Manifest, f: &Figure, value: &Value) -> (String, bool, Opt
             let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
             (ours.clone(), norm(ours) == norm(published), None)
         }
-        (_, other) => (format!("{other:?}"), false, Some("the task's value is not of the kind the manifest expects".into())),
+        (_, other) => {
+            (format!("{other:?}"), false, Some("the task's value is not of the kind the manifest expects".into()))
+        }
     }
 }

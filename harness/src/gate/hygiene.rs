@@ -53,10 +53,11 @@ pub fn orphaned_snapshots(manifest: &Manifest, present: &BTreeSet<String>, sourc
 pub fn test_sources() -> String {
     let root = crate::paths::workspace_root();
     let mut text = String::new();
-    let mut stack: Vec<PathBuf> = ["harness/src", "harness/tests", "xtask/src", "xtask/tests", "oracles/src", "oracles/tests"]
-        .iter()
-        .map(|d| root.join(d))
-        .collect();
+    let mut stack: Vec<PathBuf> =
+        ["harness/src", "harness/tests", "xtask/src", "xtask/tests", "oracles/src", "oracles/tests"]
+            .iter()
+            .map(|d| root.join(d))
+            .collect();
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
         for entry in entries.flatten() {

@@ -140,8 +140,8 @@ impl Manifest {
     /// Parses and checks a manifest; `origin` names it in errors.
     pub fn parse(text: &str, origin: &Path, known_tasks: &[&str]) -> Result<Manifest> {
         let path = origin;
-        let manifest: Manifest = serde_yaml::from_str(text)
-            .with_context(|| format!("{}: not a valid figure manifest", path.display()))?;
+        let manifest: Manifest =
+            serde_yaml::from_str(text).with_context(|| format!("{}: not a valid figure manifest", path.display()))?;
         let problems = manifest.problems(known_tasks);
         if !problems.is_empty() {
             bail!("{}: {} problem(s):\n  {}", path.display(), problems.len(), problems.join("\n  "));
@@ -171,7 +171,9 @@ impl Manifest {
             if !ids.insert(f.id.as_str()) {
                 problems.push(format!("{at}: duplicate id"));
             }
-            if f.id.is_empty() || !f.id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "/-_.".contains(c)) {
+            if f.id.is_empty()
+                || !f.id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "/-_.".contains(c))
+            {
                 problems.push(format!("{at}: id must be lowercase ascii, digits and / - _ ."));
             }
             match (&f.task, &f.key) {
@@ -248,9 +250,7 @@ impl Manifest {
         for (name, t) in &self.tolerances {
             // An infinite tolerance passes everything and a negative one nothing: both are typos.
             if let Some(abs) = t.abs.filter(|a| !a.is_finite() || *a < 0.0) {
-                problems.push(format!(
-                    "tolerance `{name}`: `abs` must be a finite number >= 0, found {abs}"
-                ));
+                problems.push(format!("tolerance `{name}`: `abs` must be a finite number >= 0, found {abs}"));
             }
             if !used_tolerances.contains(name.as_str()) {
                 problems.push(format!("tolerance `{name}` is used by no figure"));
@@ -272,7 +272,7 @@ pub fn half_last_digit(published: &str) -> f64 {
 }
 
 fn is_snapshot_name(name: &str) -> bool {
-    let ok_part = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    let ok_part =
+        |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
     matches!(name.split_once("__"), Some((group, what)) if ok_part(group) && ok_part(what))
 }
-

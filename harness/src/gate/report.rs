@@ -74,20 +74,13 @@ pub fn line(r: &FigureResult) -> String {
 
 fn painted_line(r: &FigureResult, paint: Paint) -> String {
     let word = word(r.status, paint);
-    let detail = if r.detail.is_empty() {
-        String::new()
-    } else {
-        format!("; {}", r.detail)
-    };
+    let detail = if r.detail.is_empty() { String::new() } else { format!("; {}", r.detail) };
     match (r.status, &r.ours) {
         (Status::Ok, Some(ours)) => {
             format!("{word}{}  {ours} (published {}{detail})", r.id, r.published)
         }
         (Status::Mismatch, Some(ours)) => {
-            format!(
-                "{word}{}  published {}, ours {ours}{detail}",
-                r.id, r.published
-            )
+            format!("{word}{}  published {}, ours {ours}{detail}", r.id, r.published)
         }
         (_, _) => format!("{word}{}  {}", r.id, r.detail),
     }
@@ -120,38 +113,19 @@ pub fn brief(results: &[FigureResult], paint: Paint) -> String {
             continue;
         }
         // A task that refused by itself carries its reason in `detail` only.
-        let need = r.need.clone().unwrap_or_else(|| Need {
-            what: r.detail.clone(),
-            supplied_by: String::new(),
-        });
+        let need = r.need.clone().unwrap_or_else(|| Need { what: r.detail.clone(), supplied_by: String::new() });
         match groups.iter_mut().find(|(n, _)| *n == need) {
             Some((_, count)) => *count += 1,
             None => groups.push((need, 1)),
         }
     }
     for (need, count) in &groups {
-        let figures = if *count == 1 {
-            "figure needs"
-        } else {
-            "figures need"
-        };
-        let how = if need.supplied_by.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", need.supplied_by)
-        };
-        let _ = writeln!(
-            out,
-            "{}{count} {figures} {}{how}",
-            word(Status::Refused, paint),
-            need.what
-        );
+        let figures = if *count == 1 { "figure needs" } else { "figures need" };
+        let how = if need.supplied_by.is_empty() { String::new() } else { format!(": {}", need.supplied_by) };
+        let _ = writeln!(out, "{}{count} {figures} {}{how}", word(Status::Refused, paint), need.what);
     }
     if !groups.is_empty() {
-        let _ = writeln!(
-            out,
-            "(`--verbose` lists every figure; --report-md/--report-json keep them all)"
-        );
+        let _ = writeln!(out, "(`--verbose` lists every figure; --report-md/--report-json keep them all)");
     }
     let _ = writeln!(out, "{}", Summary::of(results).line());
     out

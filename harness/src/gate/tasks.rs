@@ -37,7 +37,11 @@ pub const TASKS: &[TaskDef] = &[
         needs: &[InputKind::Measurements],
         run: |cx| crate::oracle_report::task_error_definition(&cx.inputs),
     },
-    TaskDef { name: "e2e-audit", needs: &[InputKind::Measurements], run: |cx| crate::oracle_report::task_e2e_audit(&cx.inputs) },
+    TaskDef {
+        name: "e2e-audit",
+        needs: &[InputKind::Measurements],
+        run: |cx| crate::oracle_report::task_e2e_audit(&cx.inputs),
+    },
     // With a `blis` binary the headline tasks fill the BLIS column too.
     TaskDef { name: "headline", needs: CORPORA_AND_TREES, run: |cx| crate::blis::arm::task_headline(&cx.inputs, None) },
     TaskDef {
@@ -53,12 +57,24 @@ pub const TASKS: &[TaskDef] = &[
     // The BLIS column of one real release (inference-sim f90a1e3a, checked by its hash).
     TaskDef {
         name: "blis-release-f90a1e3a",
-        needs: &[InputKind::Blis, InputKind::Measurements, InputKind::Catalog, InputKind::Registry, InputKind::Scenarios],
+        needs: &[
+            InputKind::Blis,
+            InputKind::Measurements,
+            InputKind::Catalog,
+            InputKind::Registry,
+            InputKind::Scenarios,
+        ],
         run: |cx| crate::blis::arm::task_release_f90a1e3a(&cx.inputs),
     },
     TaskDef {
         name: "sensitivity",
-        needs: &[InputKind::Blis, InputKind::Measurements, InputKind::Catalog, InputKind::Registry, InputKind::Scenarios],
+        needs: &[
+            InputKind::Blis,
+            InputKind::Measurements,
+            InputKind::Catalog,
+            InputKind::Registry,
+            InputKind::Scenarios,
+        ],
         run: |cx| crate::blis::task_sensitivity(&cx.inputs),
     },
 ];

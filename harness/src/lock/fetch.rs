@@ -18,12 +18,7 @@ fn git(dir: Option<&Path>, args: &[&str]) -> Result<String> {
     cmd.args(args).env("GIT_TERMINAL_PROMPT", "0");
     let out = cmd.output().with_context(|| format!("running git {}", args.join(" ")))?;
     if !out.status.success() {
-        bail!(
-            "git {} failed ({}): {}",
-            args.join(" "),
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
+        bail!("git {} failed ({}): {}", args.join(" "), out.status, String::from_utf8_lossy(&out.stderr).trim());
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
@@ -48,11 +43,8 @@ pub fn clone_at(url: &str, commit: &str, into: &Path) -> Result<()> {
     let into_text = into.to_str().context("clone target is not a UTF-8 path")?;
     git(None, &["clone", "--quiet", "--no-checkout", "--", url, into_text])
         .with_context(|| format!("cloning {url} (is a network available?)"))?;
-    git(
-        Some(into),
-        &["-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit],
-    )
-    .with_context(|| format!("checking out {commit} in {url}"))?;
+    git(Some(into), &["-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit])
+        .with_context(|| format!("checking out {commit} in {url}"))?;
     require_head(into, commit)
 }
 

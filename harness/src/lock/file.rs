@@ -126,10 +126,7 @@ impl std::error::Error for LockError {}
 /// A full commit id: exactly 40 lowercase hex digits (an abbreviation could become ambiguous).
 pub fn check_commit(commit: &str) -> Result<(), String> {
     if commit.len() != 40 {
-        return Err(format!(
-            "commit must be 40 hex digits, got {} characters: {commit:?}",
-            commit.len()
-        ));
+        return Err(format!("commit must be 40 hex digits, got {} characters: {commit:?}", commit.len()));
     }
     if !commit.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
         return Err(format!("commit must be lowercase hex: {commit:?}"));
@@ -155,8 +152,7 @@ impl Draft {
     fn finish(self) -> Result<Upstream, LockError> {
         let kind = self.kind.expect("drafts are only made for sections");
         let name = kind.name();
-        let missing =
-            |key: &str| LockError { line: self.line, reason: format!("[{name}] has no `{key}`") };
+        let missing = |key: &str| LockError { line: self.line, reason: format!("[{name}] has no `{key}`") };
         let repo = self.repo.ok_or_else(|| missing("repo"))?;
         let commit = self.commit.ok_or_else(|| missing("commit"))?;
         let path = self.path.ok_or_else(|| missing("path"))?;
@@ -190,12 +186,7 @@ impl Draft {
     }
 }
 
-fn set_once(
-    slot: &mut Option<String>,
-    key: &str,
-    value: &str,
-    line: usize,
-) -> Result<(), LockError> {
+fn set_once(slot: &mut Option<String>, key: &str, value: &str, line: usize) -> Result<(), LockError> {
     if slot.is_some() {
         return Err(LockError { line, reason: format!("duplicate `{key}` in this section") });
     }
@@ -220,9 +211,8 @@ pub fn parse(text: &str) -> Result<Lock, LockError> {
             continue;
         }
         if let Some(rest) = raw.strip_prefix('[') {
-            let name = rest
-                .strip_suffix(']')
-                .ok_or_else(|| err(format!("section header {raw:?} has no closing `]`")))?;
+            let name =
+                rest.strip_suffix(']').ok_or_else(|| err(format!("section header {raw:?} has no closing `]`")))?;
             let kind = section_kind(name).ok_or_else(|| {
                 err(format!("unknown section [{name}]; expected catalog, registry, scenarios or measurements"))
             })?;
@@ -237,9 +227,7 @@ pub fn parse(text: &str) -> Result<Lock, LockError> {
             continue;
         }
         let Some((key, value)) = raw.split_once(" = ") else {
-            return Err(err(format!(
-                "expected `key = value`, `[section]` or `# comment`, got {raw:?}"
-            )));
+            return Err(err(format!("expected `key = value`, `[section]` or `# comment`, got {raw:?}")));
         };
         let draft = current.as_mut().ok_or_else(|| err(format!("`{key}` before any [section]")))?;
         match key {
@@ -277,9 +265,7 @@ pub fn parse(text: &str) -> Result<Lock, LockError> {
                 if let Some((_, prev)) = draft.files.last() {
                     match prev.path.as_bytes().cmp(entry.path.as_bytes()) {
                         std::cmp::Ordering::Less => {}
-                        std::cmp::Ordering::Equal => {
-                            return Err(err(format!("duplicate file {:?}", entry.path)))
-                        }
+                        std::cmp::Ordering::Equal => return Err(err(format!("duplicate file {:?}", entry.path))),
                         std::cmp::Ordering::Greater => {
                             return Err(err(format!(
                                 "file {:?} is out of bytewise order (after {:?})",
@@ -304,12 +290,7 @@ pub fn parse(text: &str) -> Result<Lock, LockError> {
     for kind in SECTIONS {
         match done.iter().position(|u| u.kind == kind) {
             Some(i) => upstreams.push(done.swap_remove(i)),
-            None => {
-                return Err(LockError {
-                    line: 0,
-                    reason: format!("no [{}] section", kind.name()),
-                })
-            }
+            None => return Err(LockError { line: 0, reason: format!("no [{}] section", kind.name()) }),
         }
     }
     Ok(Lock { upstreams })
@@ -409,8 +390,7 @@ mod tests {
 
     #[test]
     fn duplicate_file_and_duplicate_key_are_errors() {
-        let dup_file =
-            minimal().replacen("file = ", &format!("file = {H}  hardware/a.yaml\nfile = "), 1);
+        let dup_file = minimal().replacen("file = ", &format!("file = {H}  hardware/a.yaml\nfile = "), 1);
         let e = error_of(&dup_file);
         assert_eq!(e.line, 7);
         assert!(e.reason.contains("duplicate file \"hardware/a.yaml\""), "{e}");
@@ -428,11 +408,8 @@ mod tests {
 
     #[test]
     fn files_must_be_sorted_and_inside_a_glob() {
-        let unsorted = minimal().replacen(
-            &format!("file = {H}  a.json"),
-            &format!("file = {H}  b.json\nfile = {H}  a.json"),
-            1,
-        );
+        let unsorted =
+            minimal().replacen(&format!("file = {H}  a.json"), &format!("file = {H}  b.json\nfile = {H}  a.json"), 1);
         assert!(error_of(&unsorted).reason.contains("out of bytewise order"));
         let outside = minimal().replacen("hardware/a.yaml", "networks/a.yaml", 1);
         assert!(error_of(&outside).reason.contains("matches none of [catalog]'s globs"));
@@ -442,25 +419,13 @@ mod tests {
     fn missing_pieces_are_errors() {
         let no_measurements = minimal().split("[measurements]").next().unwrap().to_string();
         assert_eq!(error_of(&no_measurements).reason, "no [measurements] section");
-        assert!(error_of(&minimal().replacen(
-            "repo = https://github.com/inference-sim/x\n",
-            "",
-            1
-        ))
-        .reason
-        .contains("[catalog] has no `repo`"));
-        assert!(error_of(&minimal().replacen("repo = https://", "repo = http://", 1))
+        assert!(error_of(&minimal().replacen("repo = https://github.com/inference-sim/x\n", "", 1))
             .reason
-            .contains("https://"));
-        assert!(error_of(&minimal().replacen("path = .", "path = . ", 1))
-            .reason
-            .contains("trailing whitespace"));
-        assert!(error_of(&format!("repo = x\n{}", minimal()))
-            .reason
-            .contains("before any [section]"));
-        assert!(error_of(&minimal().replacen("path = .", "path=.", 1))
-            .reason
-            .contains("key = value"));
+            .contains("[catalog] has no `repo`"));
+        assert!(error_of(&minimal().replacen("repo = https://", "repo = http://", 1)).reason.contains("https://"));
+        assert!(error_of(&minimal().replacen("path = .", "path = . ", 1)).reason.contains("trailing whitespace"));
+        assert!(error_of(&format!("repo = x\n{}", minimal())).reason.contains("before any [section]"));
+        assert!(error_of(&minimal().replacen("path = .", "path=.", 1)).reason.contains("key = value"));
     }
 
     #[test]

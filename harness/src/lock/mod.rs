@@ -43,13 +43,7 @@ pub fn task_verify(inputs: &Inputs, lock_path: &Path) -> TaskResult {
 pub fn default_pins() -> Lock {
     let glob = |g: &str| glob::Glob::parse(g).expect("built-in globs are valid");
     let copy = "inference-sim/inference-sim@129e0b823a5a36f7ef8bf1bda8ded5395c3a0ca8";
-    let section = |kind,
-                   repo: &str,
-                   tag: Option<&str>,
-                   commit: &str,
-                   path: &str,
-                   globs: &[&str],
-                   via: &str| Upstream {
+    let section = |kind, repo: &str, tag: Option<&str>, commit: &str, path: &str, globs: &[&str], via: &str| Upstream {
         kind,
         repo: format!("https://github.com/inference-sim/{repo}"),
         tag: tag.map(str::to_string),

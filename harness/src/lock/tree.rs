@@ -85,13 +85,7 @@ pub fn scan_globs(root: &Path, globs: &[Glob]) -> io::Result<Scan> {
     Ok(scan)
 }
 
-fn expand(
-    dir: &Path,
-    prefix: &str,
-    segments: &[String],
-    scan: &mut Scan,
-    hits: &mut usize,
-) -> io::Result<()> {
+fn expand(dir: &Path, prefix: &str, segments: &[String], scan: &mut Scan, hits: &mut usize) -> io::Result<()> {
     let Some((pattern, rest)) = segments.split_first() else { return Ok(()) };
     for (name, path, utf8_name) in sorted_entries(dir)? {
         if !segment_matches(pattern, &name) {

@@ -37,8 +37,7 @@ pub fn source_root(upstream: &Upstream, from: &Path) -> Result<PathBuf> {
 /// Reads a source for one section: every glob must match something, and nothing may be a
 /// symlink or otherwise unreadable.
 fn scan_source(upstream: &Upstream, root: &Path) -> Result<Scan> {
-    let scan = tree::scan_globs(root, &upstream.globs)
-        .with_context(|| format!("reading {}", root.display()))?;
+    let scan = tree::scan_globs(root, &upstream.globs).with_context(|| format!("reading {}", root.display()))?;
     for (glob, hits) in upstream.globs.iter().zip(&scan.glob_hits) {
         if *hits == 0 {
             bail!("[{}] glob {glob} matches nothing in {}", upstream.name(), root.display());
@@ -92,8 +91,7 @@ fn vendor_sections<'a>(
             .with_context(|| format!("creating a staging folder in {}", testdata.display()))?;
         let mut entries = Vec::new();
         for rel in scan.files.keys() {
-            let bytes = fs::read(root.join(rel))
-                .with_context(|| format!("reading {}", root.join(rel).display()))?;
+            let bytes = fs::read(root.join(rel)).with_context(|| format!("reading {}", root.join(rel).display()))?;
             let target = stage.path().join(rel);
             fs::create_dir_all(target.parent().expect("a file path has a parent"))?;
             fs::write(&target, &bytes).with_context(|| format!("writing {}", target.display()))?;
@@ -101,10 +99,7 @@ fn vendor_sections<'a>(
             // caught by the comparison below.
             entries.push(ManifestEntry { digest: hashing::sha256(&bytes), path: rel.clone() });
         }
-        let copied = Scan {
-            files: entries.iter().map(|e| (e.path.clone(), e.digest)).collect(),
-            ..Scan::default()
-        };
+        let copied = Scan { files: entries.iter().map(|e| (e.path.clone(), e.digest)).collect(), ..Scan::default() };
         let c = verify::compare(u, &copied);
         if !c.ok() {
             let mut why = verify::render_diff(u, &c);
@@ -172,10 +167,7 @@ pub fn relock(base: &Lock, from: &Path) -> Result<(Lock, Vec<SectionUpdate>)> {
         let root = source_root(u, from)?;
         let scan = scan_source(u, &root)?;
         if let Some(path) = scan.not_utf8.iter().next() {
-            bail!(
-                "{}: not valid UTF-8 (every locked file is YAML or JSON)",
-                root.join(path).display()
-            );
+            bail!("{}: not valid UTF-8 (every locked file is YAML or JSON)", root.join(path).display());
         }
         let new: Vec<ManifestEntry> =
             scan.files.iter().map(|(p, d)| ManifestEntry { digest: *d, path: p.clone() }).collect();

@@ -71,8 +71,7 @@ pub fn compare(upstream: &Upstream, scan: &Scan) -> Comparison {
             None => c.missing.push(entry.path.clone()),
         }
     }
-    let locked: std::collections::BTreeSet<&str> =
-        upstream.files.iter().map(|e| e.path.as_str()).collect();
+    let locked: std::collections::BTreeSet<&str> = upstream.files.iter().map(|e| e.path.as_str()).collect();
     for path in scan.files.keys() {
         if !locked.contains(path.as_str()) {
             c.extra.push(path.clone());
@@ -105,10 +104,7 @@ pub fn check_vendored(upstream: &Upstream, root: &Path) -> std::io::Result<Compa
                 .zip(lock_text.lines())
                 .position(|(a, b)| a != b)
                 .unwrap_or_else(|| text.lines().count().min(lock_text.lines().count()));
-            c.stamp.push(format!(
-                "{MANIFEST_STAMP} differs from the lock from its line {}",
-                first_diff + 1
-            ));
+            c.stamp.push(format!("{MANIFEST_STAMP} differs from the lock from its line {}", first_diff + 1));
         }
         Err(e) => c.stamp.push(format!("{MANIFEST_STAMP} unreadable: {e}")),
     }
@@ -132,12 +128,8 @@ pub fn check_live(upstream: &Upstream, root: &Path) -> std::io::Result<Compariso
         }
     } else if let Some(checkout) = checkout_root(root, &upstream.path) {
         match super::fetch::head(&checkout) {
-            Ok(head) if head == upstream.commit => {
-                c.notes.push(format!("checkout HEAD is {short}"))
-            }
-            Ok(head) => {
-                c.stamp.push(format!("checkout HEAD is {head}, the lock says {}", upstream.commit))
-            }
+            Ok(head) if head == upstream.commit => c.notes.push(format!("checkout HEAD is {short}")),
+            Ok(head) => c.stamp.push(format!("checkout HEAD is {head}, the lock says {}", upstream.commit)),
             Err(e) => c.stamp.push(format!("cannot read the checkout's HEAD: {e:#}")),
         }
     } else {
@@ -203,20 +195,14 @@ impl TreeCheck {
     }
 
     fn pin(&self) -> String {
-        format!(
-            "{}@{}",
-            self.repo.strip_prefix("https://").unwrap_or(&self.repo),
-            &self.commit[..12]
-        )
+        format!("{}@{}", self.repo.strip_prefix("https://").unwrap_or(&self.repo), &self.commit[..12])
     }
 
     pub fn render(&self) -> String {
         let mut out = String::new();
         match &self.outcome {
-            Outcome::NotSupplied => out.push_str(&format!(
-                "{}: not checked (pass --measurements DIR or set BLIS_MEASUREMENTS)\n",
-                self.label
-            )),
+            Outcome::NotSupplied => out
+                .push_str(&format!("{}: not checked (pass --measurements DIR or set BLIS_MEASUREMENTS)\n", self.label)),
             Outcome::Absent => out.push_str(&format!(
                 "{}: FAILED: the vendored tree is absent; run `cargo xtask vendor --from DIR` \
                  (DIR: an upstream checkout or the team's artifact copy, e.g. ../shared/blis-artifacts), \
@@ -332,26 +318,12 @@ impl VerifyReport {
         for c in &self.checks {
             let section = c.kind.name();
             match &c.outcome {
-                Outcome::Checked {
-                    comparison: cmp, ..
-                } => {
+                Outcome::Checked { comparison: cmp, .. } => {
                     let at = |p: &str| format!("{section}/{p}");
-                    offenders.extend(
-                        cmp.changed
-                            .iter()
-                            .map(|x| format!("{} (changed)", at(&x.path))),
-                    );
+                    offenders.extend(cmp.changed.iter().map(|x| format!("{} (changed)", at(&x.path))));
                     offenders.extend(cmp.missing.iter().map(|p| format!("{} (missing)", at(p))));
-                    offenders.extend(
-                        cmp.extra
-                            .iter()
-                            .map(|p| format!("{} (not in the lock)", at(p))),
-                    );
-                    offenders.extend(
-                        cmp.refused
-                            .iter()
-                            .map(|(p, why)| format!("{} ({why})", at(p))),
-                    );
+                    offenders.extend(cmp.extra.iter().map(|p| format!("{} (not in the lock)", at(p))));
+                    offenders.extend(cmp.refused.iter().map(|(p, why)| format!("{} ({why})", at(p))));
                     offenders.extend(cmp.stamp.iter().map(|s| format!("{section} stamp: {s}")));
                 }
                 Outcome::BadDir(why) => offenders.push(format!("{section}: {why}")),
@@ -360,16 +332,8 @@ impl VerifyReport {
         }
         let first: Vec<&str> = offenders.iter().take(SHOWN).map(String::as_str).collect();
         let more = offenders.len().saturating_sub(SHOWN);
-        let tail = if more > 0 {
-            format!(", and {more} more")
-        } else {
-            String::new()
-        };
-        format!(
-            "{} offending file(s): {}{tail}",
-            offenders.len(),
-            first.join(", ")
-        )
+        let tail = if more > 0 { format!(", and {more} more") } else { String::new() };
+        format!("{} offending file(s): {}{tail}", offenders.len(), first.join(", "))
     }
 }
 
@@ -419,9 +383,7 @@ pub fn check_section(upstream: &Upstream, input: Option<&InputPath>) -> TreeChec
     };
     check.outcome = match result {
         Ok(comparison) => Outcome::Checked { mode, comparison },
-        Err(e) => {
-            Outcome::BadDir(format!("cannot read {}: {e}", crate::paths::display(&input.path)))
-        }
+        Err(e) => Outcome::BadDir(format!("cannot read {}: {e}", crate::paths::display(&input.path))),
     };
     check
 }

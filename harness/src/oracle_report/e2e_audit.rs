@@ -9,7 +9,7 @@ use super::render::{self, GateCheck};
 use super::LAST_DIGIT;
 use crate::corpus::e2e;
 use crate::task::{TaskOutput, Value};
-use oracles::accuracy::{shape_comparisons, PublishedArm, Metric, ShapeDefinition, ShapePoint};
+use oracles::accuracy::{shape_comparisons, Metric, PublishedArm, ShapeDefinition, ShapePoint};
 use std::fmt::Write as _;
 
 pub const E2E_FILE: &str = "aisimulate_e2e.json";
@@ -65,19 +65,18 @@ pub struct SweepCurves {
 
 impl SweepCurves {
     fn curve(&self, arm: PublishedArm, metric: Metric) -> &[ShapePoint] {
-        self.curves
-            .iter()
-            .find(|(a, m, _)| *a == arm && *m == metric)
-            .map_or(&[][..], |(_, _, c)| c.as_slice())
+        self.curves.iter().find(|(a, m, _)| *a == arm && *m == metric).map_or(&[][..], |(_, _, c)| c.as_slice())
     }
 
     /// Whether upstream's scorer would drop the sweep whole (docs/upstream.md §6): a failed
     /// point, or a non-positive or missing measured or predicted value, for any arm.
     fn droppable(&self) -> bool {
         self.points.iter().any(|(_, ok)| !ok)
-            || self.curves.iter().flat_map(|(_, _, c)| c).any(|p| {
-                !matches!((p.measured, p.predicted), (Some(m), Some(q)) if m > 0.0 && q > 0.0)
-            })
+            || self
+                .curves
+                .iter()
+                .flat_map(|(_, _, c)| c)
+                .any(|p| !matches!((p.measured, p.predicted), (Some(m), Some(q)) if m > 0.0 && q > 0.0))
     }
 }
 
@@ -95,8 +94,12 @@ pub fn sweep_curves(corpus: &e2e::E2eCorpus) -> Vec<SweepCurves> {
                         .iter()
                         .map(|p| {
                             let (measured, predicted) = match (arm, metric) {
-                                (PublishedArm::Aisimulate, Metric::Tpot) => (p.measured_tpot_relative, p.aisimulate_tpot_relative),
-                                (PublishedArm::Aisimulate, Metric::Ttft) => (p.measured_ttft_relative, p.aisimulate_ttft_relative),
+                                (PublishedArm::Aisimulate, Metric::Tpot) => {
+                                    (p.measured_tpot_relative, p.aisimulate_tpot_relative)
+                                }
+                                (PublishedArm::Aisimulate, Metric::Ttft) => {
+                                    (p.measured_ttft_relative, p.aisimulate_ttft_relative)
+                                }
                                 (PublishedArm::Aic, Metric::Tpot) => (p.measured_tpot_relative, p.aic_tpot_relative),
                                 (PublishedArm::Aic, Metric::Ttft) => (p.measured_ttft_relative, p.aic_ttft_relative),
                             };
@@ -236,17 +239,30 @@ impl E2eAudit {
             self.vllm_sweeps
         );
         out.push('\n');
-        let _ = writeln!(out, "{:<5} {:<10} {:<6} {:<22} {:>8} {:>8} {:>9}  n", "scope", "arm", "metric", "definition", "mean", "median", "worst");
+        let _ = writeln!(
+            out,
+            "{:<5} {:<10} {:<6} {:<22} {:>8} {:>8} {:>9}  n",
+            "scope", "arm", "metric", "definition", "mean", "median", "worst"
+        );
         for row in &self.rows {
             let cells = row.distribution.map_or("       -        -         -  n=0".to_string(), |d| {
                 format!("{:>8.2} {:>8.2} {:>9.2}  n={}", d.mean, d.median, d.worst, d.n)
             });
-            let _ = writeln!(out, "{:<5} {:<10} {:<6} {:<22} {cells}", row.scope.key(), row.arm.key(), row.metric.key(), row.definition.key());
+            let _ = writeln!(
+                out,
+                "{:<5} {:<10} {:<6} {:<22} {cells}",
+                row.scope.key(),
+                row.arm.key(),
+                row.metric.key(),
+                row.definition.key()
+            );
         }
 
         out.push_str("\nkernel accuracy page (PUBLISHED-FIGURES.md section 5): \"AISimulate, same points: 8.2% mean, 4.1% median, 432% worst\"\n");
         for definition in [ShapeDefinition::AnchorExcluded, ShapeDefinition::AnchorIncluded] {
-            let Some(d) = self.row(Scope::All, PublishedArm::Aisimulate, Metric::Tpot, definition).distribution else { continue };
+            let Some(d) = self.row(Scope::All, PublishedArm::Aisimulate, Metric::Tpot, definition).distribution else {
+                continue;
+            };
             let ok = self.page_definitions().contains(&definition);
             let _ = writeln!(
                 out,
@@ -261,14 +277,19 @@ impl E2eAudit {
         }
         let page = self.page_definitions();
         if page == [ShapeDefinition::AnchorIncluded] {
-            let own = self.row(Scope::All, PublishedArm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded).distribution;
+            let own = self
+                .row(Scope::All, PublishedArm::Aisimulate, Metric::Tpot, ShapeDefinition::AnchorExcluded)
+                .distribution;
             let _ = writeln!(
                 out,
                 "  FLAG definition mismatch: the page computes AISimulate's TPOT shape error with the anchor INCLUDED \
                  (every sweep's first point scores 0 and counts); AISimulate's own publisher excludes it \
                  (AIS scripts/e2e_accuracy/build_e2e_accuracy_overview.py). Under AISimulate's definition the same \
                  points give {}.",
-                own.map_or("nothing".to_string(), |d| format!("{:.1} / {:.1} / {:.0} (n={})", d.mean, d.median, d.worst, d.n))
+                own.map_or("nothing".to_string(), |d| format!(
+                    "{:.1} / {:.1} / {:.0} (n={})",
+                    d.mean, d.median, d.worst, d.n
+                ))
             );
         } else if page.is_empty() {
             out.push_str("  no definition reproduces the page's figures\n");
@@ -279,9 +300,15 @@ impl E2eAudit {
             "\nheadline table, ALL tier (PUBLISHED-FIGURES.md section 3): AISimulate TPOT shape {HEADLINE_ALL_TPOT_SHAPE} on {HEADLINE_ALL_TPOT_SHAPE_N}"
         );
         if let Some(d) = self.headline() {
-            let _ = writeln!(out, "  vllm aisimulate tpot shape_anchor_excluded: {:.2} n={} (unrounded {:.4})", d.mean, d.n, d.mean);
+            let _ = writeln!(
+                out,
+                "  vllm aisimulate tpot shape_anchor_excluded: {:.2} n={} (unrounded {:.4})",
+                d.mean, d.n, d.mean
+            );
         }
-        if let Some(d) = self.row(Scope::Vllm, PublishedArm::Aic, Metric::Tpot, ShapeDefinition::AnchorExcluded).distribution {
+        if let Some(d) =
+            self.row(Scope::Vllm, PublishedArm::Aic, Metric::Tpot, ShapeDefinition::AnchorExcluded).distribution
+        {
             let _ = writeln!(
                 out,
                 "  vllm aic tpot shape_anchor_excluded: {:.2} n={} (the same cell publishes AIC {HEADLINE_ALL_AIC_TPOT_SHAPE}: {}; not gated)",
@@ -327,7 +354,8 @@ impl E2eAudit {
         }
         let page = self.page_definitions();
         if let [definition] = page[..] {
-            let d = self.row(Scope::All, PublishedArm::Aisimulate, Metric::Tpot, definition).distribution.expect("matched");
+            let d =
+                self.row(Scope::All, PublishedArm::Aisimulate, Metric::Tpot, definition).distribution.expect("matched");
             output.values.insert("page_definition".into(), Value::Text(definition.key().into()));
             output.number("aisimulate.page_definition.mean", d.mean);
             output.number("aisimulate.page_definition.median", d.median);
@@ -390,10 +418,7 @@ mod tests {
         SweepCurves {
             framework: framework.into(),
             points: (0..measured.len()).map(|i| (1 << i, true)).collect(),
-            curves: PublishedArm::ALL
-                .iter()
-                .flat_map(|&a| Metric::ALL.map(|m| (a, m, curve.clone())))
-                .collect(),
+            curves: PublishedArm::ALL.iter().flat_map(|&a| Metric::ALL.map(|m| (a, m, curve.clone()))).collect(),
         }
     }
 

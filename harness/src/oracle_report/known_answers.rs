@@ -8,8 +8,8 @@
 use crate::task::{TaskOutput, TaskResult};
 use anyhow::Context;
 use oracles::accuracy::{
-    arm_figures, gpu_count, published_error_pct, published_rows, relatives, PublishedArm, Latencies,
-    Metric, Row, ShapeDefinition, Status, StatusCounts,
+    arm_figures, gpu_count, published_error_pct, published_rows, relatives, Latencies, Metric, PublishedArm, Row,
+    ShapeDefinition, Status, StatusCounts,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -88,7 +88,11 @@ pub fn checks() -> anyhow::Result<Vec<Check>> {
     let vectors: Vectors = serde_path_to_error::deserialize(&mut de)
         .map_err(|e| anyhow::anyhow!("{VECTORS}: {}: {}", e.path(), e.inner()))?;
     let expected = |pointer: &str| -> anyhow::Result<f64> {
-        vectors.expected.pointer(pointer).and_then(Value::as_f64).with_context(|| format!("{VECTORS}: expected{pointer} missing"))
+        vectors
+            .expected
+            .pointer(pointer)
+            .and_then(Value::as_f64)
+            .with_context(|| format!("{VECTORS}: expected{pointer} missing"))
     };
     let rows: Vec<Row> = vectors
         .rows
@@ -99,7 +103,8 @@ pub fn checks() -> anyhow::Result<Vec<Check>> {
                 gpu: r.gpu.clone(),
                 gpus: gpu_count(r.tp, r.pp, r.dp),
                 concurrency: r.concurrency as f64,
-                status: Status::parse(&r.status).with_context(|| format!("{VECTORS}: unknown status {:?}", r.status))?,
+                status: Status::parse(&r.status)
+                    .with_context(|| format!("{VECTORS}: unknown status {:?}", r.status))?,
                 measured: r.measured.into(),
                 aic: r.aic.into(),
                 aisimulate: r.aisimulate.map(Latencies::from).unwrap_or_default(),
@@ -108,14 +113,21 @@ pub fn checks() -> anyhow::Result<Vec<Check>> {
         .collect::<anyhow::Result<_>>()?;
 
     let mut checks = Vec::new();
-    let mut push = |figure: String, expected: f64, ours: Option<f64>, anchor_inclusive: Option<f64>, must_differ: bool| {
-        checks.push(Check { figure, expected, ours, anchor_inclusive, must_differ });
-    };
+    let mut push =
+        |figure: String, expected: f64, ours: Option<f64>, anchor_inclusive: Option<f64>, must_differ: bool| {
+            checks.push(Check { figure, expected, ours, anchor_inclusive, must_differ });
+        };
     let published = published_rows(&rows);
     push("published rows".into(), expected("/published_rows")?, Some(published.len() as f64), None, false);
     for arm in PublishedArm::ALL {
         let totals = arm_figures(&published, arm, ShapeDefinition::AnchorExcluded);
-        push(format!("totals.{arm}.points"), expected(&format!("/totals/{arm}/points"))?, Some(totals.points as f64), None, false);
+        push(
+            format!("totals.{arm}.points"),
+            expected(&format!("/totals/{arm}/points"))?,
+            Some(totals.points as f64),
+            None,
+            false,
+        );
     }
     let aic = arm_figures(&published, PublishedArm::Aic, ShapeDefinition::AnchorExcluded);
     for metric in Metric::ALL {
@@ -128,8 +140,19 @@ pub fn checks() -> anyhow::Result<Vec<Check>> {
         );
     }
     let counts = StatusCounts::of(published.iter().map(|r| r.status));
-    push("totals.aisimulate.coverage_pct".into(), expected("/totals/aisimulate/coverage_pct")?, counts.coverage_pct(), None, false);
-    for (key, value) in [("success", counts.success), ("unsupported", counts.unsupported), ("failed", counts.failed), ("unknown", counts.unknown)] {
+    push(
+        "totals.aisimulate.coverage_pct".into(),
+        expected("/totals/aisimulate/coverage_pct")?,
+        counts.coverage_pct(),
+        None,
+        false,
+    );
+    for (key, value) in [
+        ("success", counts.success),
+        ("unsupported", counts.unsupported),
+        ("failed", counts.failed),
+        ("unknown", counts.unknown),
+    ] {
         push(
             format!("totals.aisimulate.status_counts.{key}"),
             expected(&format!("/totals/aisimulate/status_counts/{key}"))?,
@@ -182,12 +205,46 @@ pub fn checks() -> anyhow::Result<Vec<Check>> {
     let ais = relatives(&failed, Some(PublishedArm::Aisimulate), Metric::Ttft);
     let aic_rel = relatives(&failed, Some(PublishedArm::Aic), Metric::Ttft);
     let e = "/row_1_aisimulate_failed";
-    push("failed replay: measured ttft_relative @1".into(), expected(&format!("{e}/measured_ttft_relative/1"))?, at(&measured, 1.0), None, false);
-    push("failed replay: measured ttft_relative @2".into(), expected(&format!("{e}/measured_ttft_relative/2"))?, at(&measured, 2.0), None, false);
-    push("failed replay: aisimulate ttft_relative @1".into(), expected(&format!("{e}/aisimulate_ttft_relative/1"))?, at(&ais, 1.0), None, false);
-    let ape = failed[0].arm(PublishedArm::Aisimulate).ttft.zip(failed[0].measured.ttft).and_then(|(p, m)| published_error_pct(p, m));
-    push("failed replay: aisimulate ttft_error_pct @1".into(), expected(&format!("{e}/aisimulate_ttft_error_pct/1"))?, ape, None, false);
-    push("failed replay: aic ttft_relative @2".into(), expected(&format!("{e}/aic_ttft_relative/2"))?, at(&aic_rel, 2.0), None, false);
+    push(
+        "failed replay: measured ttft_relative @1".into(),
+        expected(&format!("{e}/measured_ttft_relative/1"))?,
+        at(&measured, 1.0),
+        None,
+        false,
+    );
+    push(
+        "failed replay: measured ttft_relative @2".into(),
+        expected(&format!("{e}/measured_ttft_relative/2"))?,
+        at(&measured, 2.0),
+        None,
+        false,
+    );
+    push(
+        "failed replay: aisimulate ttft_relative @1".into(),
+        expected(&format!("{e}/aisimulate_ttft_relative/1"))?,
+        at(&ais, 1.0),
+        None,
+        false,
+    );
+    let ape = failed[0]
+        .arm(PublishedArm::Aisimulate)
+        .ttft
+        .zip(failed[0].measured.ttft)
+        .and_then(|(p, m)| published_error_pct(p, m));
+    push(
+        "failed replay: aisimulate ttft_error_pct @1".into(),
+        expected(&format!("{e}/aisimulate_ttft_error_pct/1"))?,
+        ape,
+        None,
+        false,
+    );
+    push(
+        "failed replay: aic ttft_relative @2".into(),
+        expected(&format!("{e}/aic_ttft_relative/2"))?,
+        at(&aic_rel, 2.0),
+        None,
+        false,
+    );
     Ok(checks)
 }
 
@@ -198,10 +255,20 @@ pub fn render(checks: &[Check]) -> String {
     let show = |v: Option<f64>| v.map_or("-".to_string(), |v| v.to_string());
     for c in checks {
         let rule = if c.must_differ { "must differ from" } else { "expected" };
-        let mut line = format!("{} {:<52} {rule} {:<6} ours {:<6}", if c.ok() { "ok    " } else { "FAILED" }, c.figure, c.expected, show(c.ours));
+        let mut line = format!(
+            "{} {:<52} {rule} {:<6} ours {:<6}",
+            if c.ok() { "ok    " } else { "FAILED" },
+            c.figure,
+            c.expected,
+            show(c.ours)
+        );
         if let Some(wrong) = c.anchor_inclusive {
             let verdict = if c.must_differ {
-                if Some(wrong) == Some(c.expected) { "the wrong definition gives it" } else { "the wrong definition does not give it either" }
+                if Some(wrong) == Some(c.expected) {
+                    "the wrong definition gives it"
+                } else {
+                    "the wrong definition does not give it either"
+                }
             } else if wrong == c.expected {
                 "passes under anchor-inclusive too"
             } else {

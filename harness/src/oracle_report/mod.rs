@@ -20,14 +20,11 @@ mod render;
 mod summary_audit;
 
 pub use e2e_audit::{
-    audit_e2e, sweep_curves, Distribution, E2eAudit, E2eRow, Scope, SweepCurves, E2E_FILE,
-    HEADLINE_ALL_AIC_TPOT_SHAPE, HEADLINE_ALL_TPOT_SHAPE, HEADLINE_ALL_TPOT_SHAPE_N, PAGE_MEAN,
-    PAGE_MEDIAN, PAGE_WORST,
+    audit_e2e, sweep_curves, Distribution, E2eAudit, E2eRow, Scope, SweepCurves, E2E_FILE, HEADLINE_ALL_AIC_TPOT_SHAPE,
+    HEADLINE_ALL_TPOT_SHAPE, HEADLINE_ALL_TPOT_SHAPE_N, PAGE_MEAN, PAGE_MEDIAN, PAGE_WORST,
 };
 pub use render::GateCheck;
-pub use summary_audit::{
-    audit_summary, Definition, LevelTally, Line, SummaryAudit, LEVELS, PUBLISHED_TPOT_SHAPE_N,
-};
+pub use summary_audit::{audit_summary, Definition, LevelTally, Line, SummaryAudit, LEVELS, PUBLISHED_TPOT_SHAPE_N};
 
 use crate::corpus::{aisimulate, e2e};
 use crate::inputs::{InputKind, Inputs, Refusal};
@@ -42,11 +39,7 @@ pub const LAST_DIGIT: f64 = 0.005;
 /// `file` inside the measurements folder. Refused (exit 2) only when no folder was supplied;
 /// a supplied folder that is not one, or lacks the file, is bad input (exit 1) naming the file,
 /// what stands there instead, and the flag or variable that pointed there.
-pub fn corpus_file(
-    inputs: &Inputs,
-    file: &str,
-    needed_for: &str,
-) -> Result<std::path::PathBuf, TaskError> {
+pub fn corpus_file(inputs: &Inputs, file: &str, needed_for: &str) -> Result<std::path::PathBuf, TaskError> {
     let Some(input) = inputs.get(InputKind::Measurements) else {
         let detail = format!("{file} is read from the measurements folder, and none was given");
         return Err(Refusal::new(InputKind::Measurements, needed_for, detail).into());

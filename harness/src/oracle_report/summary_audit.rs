@@ -8,9 +8,7 @@ use super::render::{self, GateCheck};
 use super::LAST_DIGIT;
 use crate::corpus::aisimulate;
 use crate::task::TaskOutput;
-use oracles::accuracy::{
-    shape_comparisons, PublishedArm, Comparison, Metric, Pooled, ShapeDefinition, ShapePoint,
-};
+use oracles::accuracy::{shape_comparisons, Comparison, Metric, Pooled, PublishedArm, ShapeDefinition, ShapePoint};
 use std::fmt::Write as _;
 
 /// Comparisons behind the published 10.05% (PUBLISHED-FIGURES.md section 1). The snapshot
@@ -60,10 +58,7 @@ impl Definition {
 
     /// Only AISimulate's own definitions are claimed to reproduce the published figure.
     fn is_publishers(self) -> bool {
-        !matches!(
-            self,
-            Definition::Shape(ShapeDefinition::AnchorIncluded | ShapeDefinition::SharedMeasuredAnchor)
-        )
+        !matches!(self, Definition::Shape(ShapeDefinition::AnchorIncluded | ShapeDefinition::SharedMeasuredAnchor))
     }
 
     fn input_rounding(self) -> &'static str {
@@ -245,7 +240,8 @@ impl SummaryAudit {
     /// anchor-inclusive variant does not.
     pub fn gate(&self) -> Vec<GateCheck> {
         let own = self.line(PublishedArm::Aisimulate, Metric::Tpot, Definition::Shape(ShapeDefinition::AnchorExcluded));
-        let wrong = self.line(PublishedArm::Aisimulate, Metric::Tpot, Definition::Shape(ShapeDefinition::AnchorIncluded));
+        let wrong =
+            self.line(PublishedArm::Aisimulate, Metric::Tpot, Definition::Shape(ShapeDefinition::AnchorIncluded));
         let published = own.published.map_or("null".to_string(), |p| p.to_string());
         let mean = |l: &Line| l.pooled.mean.map_or("none".to_string(), |m| format!("{m:.4}"));
         vec![
@@ -293,11 +289,10 @@ impl SummaryAudit {
             "multi-node rule: {} topologies over one node (GPUs = tp x pp x attention dp), {} on a GPU family the rule does not name; scope.multinode: {}",
             self.multi_node_topologies, self.unnamed_gpu_topologies, self.scope_multinode
         );
-        let _ = writeln!(
-            out,
-            "tolerance: {LAST_DIGIT}, half a unit in the last place of a total published to 2 decimals"
-        );
-        let _ = writeln!(out, "definitions: docs/upstream.md §4 (AIS scripts/e2e_accuracy/build_e2e_accuracy_overview.py)");
+        let _ =
+            writeln!(out, "tolerance: {LAST_DIGIT}, half a unit in the last place of a total published to 2 decimals");
+        let _ =
+            writeln!(out, "definitions: docs/upstream.md §4 (AIS scripts/e2e_accuracy/build_e2e_accuracy_overview.py)");
         out.push('\n');
         for line in &self.lines {
             let value = line.pooled.published().map_or("-".to_string(), |v| format!("{v:.2}"));
@@ -348,7 +343,11 @@ impl SummaryAudit {
             }
             let within: usize = tallies.iter().map(|t| t.within_input_rounding).sum();
             let unexplained: Vec<&String> = tallies.iter().flat_map(|t| &t.unexplained).collect();
-            let _ = write!(text, "; last digit differs within input rounding: {within}; unexplained: {}", unexplained.len());
+            let _ = write!(
+                text,
+                "; last digit differs within input rounding: {within}; unexplained: {}",
+                unexplained.len()
+            );
             let _ = writeln!(out, "{text}");
             for path in unexplained {
                 let _ = writeln!(out, "    unexplained: {path}");
@@ -397,7 +396,10 @@ pub fn audit_summary(summary: &aisimulate::Summary) -> SummaryAudit {
         .iter()
         .map(|t| {
             let p = t.topology.parallelism;
-            oracles::accuracy::is_multi_node(&t.gpu.gpu, oracles::accuracy::gpu_count(p.tp_size, p.pp_size, p.attention_dp_size))
+            oracles::accuracy::is_multi_node(
+                &t.gpu.gpu,
+                oracles::accuracy::gpu_count(p.tp_size, p.pp_size, p.attention_dp_size),
+            )
         })
         .collect();
     let mut lines = Vec::new();
@@ -418,12 +420,7 @@ pub fn audit_summary(summary: &aisimulate::Summary) -> SummaryAudit {
         }
     }
     SummaryAudit {
-        release_tag: summary
-            .snapshot
-            .get("release_tag")
-            .and_then(|v| v.as_str())
-            .unwrap_or("(none)")
-            .to_string(),
+        release_tag: summary.snapshot.get("release_tag").and_then(|v| v.as_str()).unwrap_or("(none)").to_string(),
         rows: summary.totals.rows,
         topologies: all.len(),
         aisimulate_points: summary.totals.aisimulate.points,
@@ -445,7 +442,10 @@ fn tally_levels(
     definition: Definition,
 ) -> [LevelTally; 4] {
     let mut tallies: [LevelTally; 4] = Default::default();
-    let mut tally = |level: usize, path: String, node: (&aisimulate::ArmFigures, &aisimulate::ArmFigures), topologies: Vec<&aisimulate::Topology>| {
+    let mut tally = |level: usize,
+                     path: String,
+                     node: (&aisimulate::ArmFigures, &aisimulate::ArmFigures),
+                     topologies: Vec<&aisimulate::Topology>| {
         let figures = match arm {
             PublishedArm::Aisimulate => node.0,
             PublishedArm::Aic => node.1,
@@ -458,10 +458,13 @@ fn tally_levels(
             (Some(_), Some(_)) if line.diff().is_some_and(|d| d <= LAST_DIGIT + line.input_bound) => {
                 t.within_input_rounding += 1
             }
-            _ => t.unexplained.push(format!("{path}.{arm}.{metric}_{}", match definition {
-                Definition::Mape => "mape_pct",
-                _ => "shape_error_pct",
-            })),
+            _ => t.unexplained.push(format!(
+                "{path}.{arm}.{metric}_{}",
+                match definition {
+                    Definition::Mape => "mape_pct",
+                    _ => "shape_error_pct",
+                }
+            )),
         }
     };
     for (mi, model) in summary.models.iter().enumerate() {
@@ -476,7 +479,12 @@ fn tally_levels(
                 let gpath = format!("{wpath}.gpus[{gi}]");
                 tally(2, gpath.clone(), (&gpu.aisimulate, &gpu.aic), gpu.topologies.iter().collect());
                 for (ti, topology) in gpu.topologies.iter().enumerate() {
-                    tally(3, format!("{gpath}.topologies[{ti}]"), (&topology.aisimulate, &topology.aic), vec![topology]);
+                    tally(
+                        3,
+                        format!("{gpath}.topologies[{ti}]"),
+                        (&topology.aisimulate, &topology.aic),
+                        vec![topology],
+                    );
                 }
             }
         }

@@ -54,20 +54,10 @@ impl Gap {
 }
 
 /// Every gap of every sweep of the corpus, in corpus order, sweep gaps before point gaps.
-pub fn gaps(
-    corpora: &Corpora,
-    scenarios: &ScenarioSet,
-    catalog: &Path,
-    registry: &Path,
-    framework: &str,
-) -> Vec<Gap> {
+pub fn gaps(corpora: &Corpora, scenarios: &ScenarioSet, catalog: &Path, registry: &Path, framework: &str) -> Vec<Gap> {
     let expressible = crate::corpus::scenario::expressible_keys(scenarios);
-    let records: BTreeMap<(&str, &str), _> = corpora
-        .settings
-        .settings
-        .iter()
-        .map(|r| ((r.scenario.as_str(), r.label.as_str()), r))
-        .collect();
+    let records: BTreeMap<(&str, &str), _> =
+        corpora.settings.settings.iter().map(|r| ((r.scenario.as_str(), r.label.as_str()), r)).collect();
     let mut out = Vec::new();
     for sweep in &corpora.e2e.sweeps {
         let n = sweep.points.len();
@@ -142,7 +132,12 @@ pub fn gaps(
             }
         }
         if sweep.framework == framework && sweep.is_vllm() {
-            point_gaps(sweep, records.get(&(sweep.scenario.as_str(), sweep.label.as_str())).copied(), &expressible, &mut out);
+            point_gaps(
+                sweep,
+                records.get(&(sweep.scenario.as_str(), sweep.label.as_str())).copied(),
+                &expressible,
+                &mut out,
+            );
         }
     }
     out

@@ -97,7 +97,12 @@ impl Arm {
     }
 
     /// AISimulate's or AIC's predictions as the e2e corpus publishes them.
-    pub fn published(e2e: &E2eCorpus, name: &str, key: &str, pick: fn(&crate::corpus::e2e::SweepPoint) -> ArmPoint) -> Arm {
+    pub fn published(
+        e2e: &E2eCorpus,
+        name: &str,
+        key: &str,
+        pick: fn(&crate::corpus::e2e::SweepPoint) -> ArmPoint,
+    ) -> Arm {
         let points = e2e
             .sweeps
             .iter()
@@ -164,7 +169,8 @@ pub enum ErrorMetric {
 }
 
 impl ErrorMetric {
-    pub const ALL: [ErrorMetric; 4] = [ErrorMetric::TpotShape, ErrorMetric::TpotMape, ErrorMetric::TtftShape, ErrorMetric::TtftMape];
+    pub const ALL: [ErrorMetric; 4] =
+        [ErrorMetric::TpotShape, ErrorMetric::TpotMape, ErrorMetric::TtftShape, ErrorMetric::TtftMape];
     pub fn key(self) -> &'static str {
         match self {
             ErrorMetric::TpotShape => "tpot_shape",
@@ -307,10 +313,16 @@ pub fn score_resolved(resolved: &resolve::Resolved, arms: &[Arm]) -> Scored {
         selection: selection.clone(),
         arms: arms
             .iter()
-            .map(|a| (a.name.clone(), a.key.clone(), match &a.run {
-                ArmRun::NotRun(why) => Some(why.clone()),
-                ArmRun::Ran(_) => None,
-            }))
+            .map(|a| {
+                (
+                    a.name.clone(),
+                    a.key.clone(),
+                    match &a.run {
+                        ArmRun::NotRun(why) => Some(why.clone()),
+                        ArmRun::Ran(_) => None,
+                    },
+                )
+            })
             .collect(),
         sweeps: Vec::new(),
         dropped: Vec::new(),
@@ -328,11 +340,9 @@ pub fn score_resolved(resolved: &resolve::Resolved, arms: &[Arm]) -> Scored {
         scored.inexpressible_keys.extend(evidence.inexpressible(&expressible));
 
         match score_sweep(sweep, &points, arms, r.absolutes) {
-            Err(reason) => scored.dropped.push(Dropped {
-                scenario: sweep.scenario.clone(),
-                label: sweep.label.clone(),
-                reason,
-            }),
+            Err(reason) => {
+                scored.dropped.push(Dropped { scenario: sweep.scenario.clone(), label: sweep.label.clone(), reason })
+            }
             Ok((errors, excursions, monotone)) => {
                 let points_n = points.len();
                 let ttft_n = points_n - excursions.len();
@@ -389,8 +399,10 @@ fn score_sweep(
             }),
         }
     };
-    let m_tpot = positive("measured TPOT relative", &points.iter().map(|p| p.measured_tpot_relative).collect::<Vec<_>>())?;
-    let m_ttft = positive("measured TTFT relative", &points.iter().map(|p| p.measured_ttft_relative).collect::<Vec<_>>())?;
+    let m_tpot =
+        positive("measured TPOT relative", &points.iter().map(|p| p.measured_tpot_relative).collect::<Vec<_>>())?;
+    let m_ttft =
+        positive("measured TTFT relative", &points.iter().map(|p| p.measured_ttft_relative).collect::<Vec<_>>())?;
 
     // Check every run arm before scoring any: the sweep is dropped for all if one fails.
     let mut arm_values = Vec::new();
@@ -466,7 +478,6 @@ fn score_sweep(
         .collect();
     Ok((errors, excursions, scoring::strictly_increasing(&m_tpot)))
 }
-
 
 /// The headline table's AISimulate and AIC columns (PUBLISHED-FIGURES.md section 3) for the
 /// release gate. Values are keyed `<tier>.sweeps`, `<tier>.n_shape`, `<tier>.n_mape`,

@@ -2,7 +2,7 @@
 //! breakdowns over ALL, kernelscore-style TPOT tables, dropped sweeps. Deterministic text: no
 //! paths, no times; every percentage with two decimals.
 
-use super::{Aggregate, ErrorMetric, ScoredSweep, Scored};
+use super::{Aggregate, ErrorMetric, Scored, ScoredSweep};
 use oracles::scoring;
 use oracles::tiers::Tier;
 use std::collections::BTreeMap;
@@ -184,7 +184,9 @@ fn tpot_shape_errors<'a>(s: &Scored, arm: usize, sweeps: impl Iterator<Item = &'
 fn stats_row(lead: Vec<String>, errors: &[f64]) -> Vec<String> {
     let mut row = lead;
     match scoring::signed_stats(errors) {
-        None => row.extend(["0".to_string(), "--".into(), "--".into(), "--".into(), "--".into(), "--".into(), "--".into()]),
+        None => {
+            row.extend(["0".to_string(), "--".into(), "--".into(), "--".into(), "--".into(), "--".into(), "--".into()])
+        }
         Some(st) => row.extend([
             st.n.to_string(),
             format!("{:.2}", st.mean),
@@ -208,7 +210,8 @@ fn stats_header(lead: &[&str]) -> Vec<String> {
 /// space, by concurrency; over ALL.
 pub fn kernelscore(s: &Scored) -> String {
     let mut out = String::from("## kernelscore: TPOT shape over ALL, signed % (e > 0: the arm's curve rises faster)\n");
-    let not_run: Vec<String> = s.arms.iter().filter_map(|(name, _, why)| why.as_ref().map(|w| format!("{name}: not run: {w}"))).collect();
+    let not_run: Vec<String> =
+        s.arms.iter().filter_map(|(name, _, why)| why.as_ref().map(|w| format!("{name}: not run: {w}"))).collect();
     for line in &not_run {
         let _ = writeln!(out, "  {line}");
     }
@@ -271,7 +274,8 @@ pub fn kernelscore(s: &Scored) -> String {
 }
 
 pub fn dropped(s: &Scored) -> String {
-    let mut out = format!("## Dropped sweeps: {} (a sweep is scored whole or not at all, for every arm)\n", s.dropped.len());
+    let mut out =
+        format!("## Dropped sweeps: {} (a sweep is scored whole or not at all, for every arm)\n", s.dropped.len());
     for d in &s.dropped {
         let _ = writeln!(out, "  {} {}: {}", d.scenario, d.label, d.reason);
     }

@@ -2,7 +2,7 @@
 //! passed (measured), vLLM's default for the device (resolved), or the scenario's value
 //! (non-vLLM sweeps). The BLIS runner writes these values into each point's scenario.
 
-use crate::corpus::e2e::{SweepPoint, Sweep};
+use crate::corpus::e2e::{Sweep, SweepPoint};
 use crate::corpus::inferencex::{SettingValue, SettingsRecord};
 use crate::corpus::scenario::Scenario;
 use oracles::tiers::{self, DeviceMemory, MemorySource, Provenance, SweepSettings, TRACKED_SETTINGS};
@@ -77,12 +77,12 @@ pub fn point_settings(
                     "block_size" => SettingValue::Int(d.block_size.into()),
                     _ => SettingValue::Bool(d.enable_prefix_caching),
                 }),
-                Provenance::Scenario => scenario
-                    .and_then(|s| s.serving_pool().engine.get(field))
-                    .and_then(|v| match v {
+                Provenance::Scenario => {
+                    scenario.and_then(|s| s.serving_pool().engine.get(field)).and_then(|v| match v {
                         serde_yaml::Value::Bool(b) => Some(SettingValue::Bool(*b)),
                         v => v.as_u64().map(SettingValue::Int),
-                    }),
+                    })
+                }
             };
             Setting { field, value, provenance }
         })
@@ -141,7 +141,10 @@ pub fn defaults_table(
                 );
             }
             None => {
-                let _ = writeln!(out, "  {hardware}: memory unknown (no catalog descriptor, no public fact): not resolvable");
+                let _ = writeln!(
+                    out,
+                    "  {hardware}: memory unknown (no catalog descriptor, no public fact): not resolvable"
+                );
             }
         }
     }

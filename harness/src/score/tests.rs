@@ -218,7 +218,10 @@ fn sweep_whose_scenario_file_is_missing_is_a_gap_not_an_error() {
     f.sweeps.push(sweep("gone.yaml", "1k1k", "1024:1024"));
     let g = gaps_of(&f);
     let lines: Vec<String> = g.iter().filter(|g| g.concurrency.is_none()).map(|g| g.line()).collect();
-    assert_eq!(lines, ["gap gone.yaml 1k1k sweep [scenarios] no loadable scenario: no file gone.yaml in the scenario tree"]);
+    assert_eq!(
+        lines,
+        ["gap gone.yaml 1k1k sweep [scenarios] no loadable scenario: no file gone.yaml in the scenario tree"]
+    );
     // still scored by the corpus arms, which need no scenario
     assert_eq!(f.score(None).sweeps.len(), 2);
 }
@@ -287,8 +290,12 @@ fn tier_follows_the_settings_record_and_the_scenario_fields() {
     assert!(s.inexpressible_keys.contains("max_cudagraph_capture_size"));
     // all four tracked settings at every point: STRICT
     let mut f = Fixture::new();
-    f.settings.push(record("m-h100.yaml", "1k1k", json!({"max_num_seqs": 64, "max_num_batched_tokens": 2048,
-        "block_size": 16, "enable_prefix_caching": false})));
+    f.settings.push(record(
+        "m-h100.yaml",
+        "1k1k",
+        json!({"max_num_seqs": 64, "max_num_batched_tokens": 2048,
+        "block_size": 16, "enable_prefix_caching": false}),
+    ));
     let s = f.score(None);
     assert_eq!(s.sweeps[0].tier, Tier::Strict);
     assert_eq!(s.prefix_caching_points, 0);
@@ -330,12 +337,15 @@ fn resolved_settings_come_from_device_memory() {
     assert_eq!(settings::memory_source_label(&mem), "public fact");
     let values = settings::point_settings(sweep, 1, None, s.get("m-h100.yaml").ok(), Some(mem));
     let v: Vec<String> = values.iter().map(|s| format!("{}={} {}", s.field, s.value.unwrap(), s.provenance)).collect();
-    assert_eq!(v, [
-        "max_num_seqs=1024 resolved",
-        "max_num_batched_tokens=8192 resolved",
-        "block_size=16 resolved",
-        "enable_prefix_caching=true resolved",
-    ]);
+    assert_eq!(
+        v,
+        [
+            "max_num_seqs=1024 resolved",
+            "max_num_batched_tokens=8192 resolved",
+            "block_size=16 resolved",
+            "enable_prefix_caching=true resolved",
+        ]
+    );
 }
 
 #[test]

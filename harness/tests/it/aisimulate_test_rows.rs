@@ -4,7 +4,7 @@
 //! the anchor-inclusive variant is shown to give the discriminating 12.5 and 8.33 instead.
 
 use oracles::accuracy::{
-    arm_figures, published_rows, relatives, PublishedArm, ArmFigures, Latencies, Metric, Row, ShapeDefinition, Status,
+    arm_figures, published_rows, relatives, ArmFigures, Latencies, Metric, PublishedArm, Row, ShapeDefinition, Status,
     StatusCounts,
 };
 use serde_json::Value;

@@ -206,7 +206,8 @@ fn the_manifest_refuses_inconsistencies_all_at_once() {
         .replace("id: e/n,", "id: e/shape,")
         .replace("task: headline,", "task: no-such-task,")
         .replace("tolerance: last-digit}", "tolerance: nope}");
-    let err = format!("{:#}", Manifest::parse(&bad, Path::new("bad.yaml"), &harness::gate::tasks::names()).unwrap_err());
+    let err =
+        format!("{:#}", Manifest::parse(&bad, Path::new("bad.yaml"), &harness::gate::tasks::names()).unwrap_err());
     for expected in ["duplicate id", "unknown task `no-such-task`", "unknown tolerance `nope`"] {
         assert!(err.contains(expected), "missing `{expected}` in:\n{err}");
     }
@@ -223,7 +224,10 @@ fn a_baseline_rule_with_a_bad_margin_or_figure_is_refused_naming_it() {
         ("{margin: 0.5, figures: [all.tpot_shape], why: ' '}", "`why` must say why"),
     ] {
         let text = format!("{MANIFEST}baseline_rule: {rule}\n");
-        let err = format!("{:#}", Manifest::parse(&text, Path::new("rule.yaml"), &harness::gate::tasks::names()).unwrap_err());
+        let err = format!(
+            "{:#}",
+            Manifest::parse(&text, Path::new("rule.yaml"), &harness::gate::tasks::names()).unwrap_err()
+        );
         assert!(err.contains("rule.yaml") && err.contains("baseline_rule") && err.contains(expected), "{err}");
     }
 }

@@ -20,12 +20,14 @@ pub fn run() -> Result<u8> {
     let mut scenarios = Vec::new();
     for tp in [2, 4] {
         let name = format!("synthetic-h100-vllm-tp{tp}");
-        let text = double::SYNTHETIC_SCENARIO.replace("synthetic-h100-vllm-tp2", &name).replace("tp: 2", &format!("tp: {tp}"));
+        let text =
+            double::SYNTHETIC_SCENARIO.replace("synthetic-h100-vllm-tp2", &name).replace("tp: 2", &format!("tp: {tp}"));
         let path = checkout.path().join("scenarios").join(format!("{name}.yaml"));
         std::fs::write(&path, text)?;
         scenarios.push(path);
     }
-    let engine = EngineSettings { max_num_seqs: 256, max_num_batched_tokens: 8192, block_size: 16, enable_prefix_caching: true };
+    let engine =
+        EngineSettings { max_num_seqs: 256, max_num_batched_tokens: 8192, block_size: 16, enable_prefix_caching: true };
     let mut points = Vec::new();
     for scenario in &scenarios {
         for c in CONCURRENCIES {
@@ -48,7 +50,11 @@ pub fn run() -> Result<u8> {
     }
     let mut base = RunOptions::new(binary, checkout.path().join("catalog"), checkout.path().join("registry"));
     base.blis_root = checkout.path().to_path_buf();
-    println!("bench blis: {} points with the test double, {} core(s), best of {ROUNDS} rounds", points.len(), blis::default_workers());
+    println!(
+        "bench blis: {} points with the test double, {} core(s), best of {ROUNDS} rounds",
+        points.len(),
+        blis::default_workers()
+    );
     let times = measure(&points, &base, ROUNDS)?;
     println!("  parallel speed-up (1 worker / all cores): {:.2}x  (goal >= 1.8x on 2 cores)", times[0] / times[1]);
     println!("  cached re-run speed-up (cold / warm): {:.1}x  (goal >= 50x)", times[2] / times[3]);

@@ -47,7 +47,11 @@ pub fn run() -> Result<u8> {
         requests
     );
     println!("  rust (oracles::numpy):  {:8.2} ms", rust_median * 1e3);
-    println!("  python numpy {:<9} {:8.2} ms", format!("{}:", numpy["numpy_version"].as_str().unwrap_or("?")), python_median * 1e3);
+    println!(
+        "  python numpy {:<9} {:8.2} ms",
+        format!("{}:", numpy["numpy_version"].as_str().unwrap_or("?")),
+        python_median * 1e3
+    );
     println!("  ratio python / rust: {:.1}x", python_median / rust_median);
     if cfg!(debug_assertions) {
         println!("  (debug build: the recorded figure comes from `cargo run --release -p xtask -- bench fixtures`)");

@@ -18,10 +18,7 @@ pub fn run() -> Result<u8> {
     for u in lock.vendored() {
         let root = testdata.join(u.name());
         if !root.is_dir() {
-            bail!(
-                "{} is absent; run `cargo xtask vendor --from DIR` first",
-                harness::paths::display(&root)
-            );
+            bail!("{} is absent; run `cargo xtask vendor --from DIR` first", harness::paths::display(&root));
         }
         files.extend(u.files.iter().map(|f| root.join(&f.path)));
     }
@@ -51,10 +48,7 @@ pub fn run() -> Result<u8> {
     println!("files: {} ({} bytes), median of {ROUNDS} alternating rounds", files.len(), bytes);
     println!("ours (harness::lock::tree::hash_file): {:.2} ms", ms(ours));
     println!("sha256sum (one process, all files):    {:.2} ms", ms(theirs));
-    println!(
-        "ratio ours / sha256sum: {:.2}x (goal: <= 1.2x)",
-        ours.as_secs_f64() / theirs.as_secs_f64()
-    );
+    println!("ratio ours / sha256sum: {:.2}x (goal: <= 1.2x)", ours.as_secs_f64() / theirs.as_secs_f64());
     bulk()?;
     Ok(exit::OK)
 }
@@ -63,10 +57,8 @@ pub fn run() -> Result<u8> {
 /// compares the hashing itself.
 fn bulk() -> Result<()> {
     const SIZE: usize = 64 << 20;
-    let path =
-        std::env::temp_dir().join(format!("blis-repro-bench-hashing-{}", std::process::id()));
-    let data: Vec<u8> =
-        (0..SIZE).map(|i| (i as u32).wrapping_mul(2654435761).to_le_bytes()[3]).collect();
+    let path = std::env::temp_dir().join(format!("blis-repro-bench-hashing-{}", std::process::id()));
+    let data: Vec<u8> = (0..SIZE).map(|i| (i as u32).wrapping_mul(2654435761).to_le_bytes()[3]).collect();
     std::fs::write(&path, &data).with_context(|| format!("writing {}", path.display()))?;
     drop(data);
     let result = (|| -> Result<()> {
@@ -76,10 +68,7 @@ fn bulk() -> Result<()> {
             tree::hash_file(&path)?;
             ours.push(start.elapsed());
             let start = Instant::now();
-            let status = Command::new("sha256sum")
-                .arg(&path)
-                .stdout(std::process::Stdio::null())
-                .status()?;
+            let status = Command::new("sha256sum").arg(&path).stdout(std::process::Stdio::null()).status()?;
             theirs.push(start.elapsed());
             ensure!(status.success(), "sha256sum failed: {status}");
         }

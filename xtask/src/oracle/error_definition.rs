@@ -28,7 +28,8 @@ pub fn run(args: Args) -> Result<u8> {
             let inputs = crate::inputs::InputArgs {
                 data: crate::inputs::DataArgs { measurements: args.measurements.clone(), ..Default::default() },
                 ..Default::default()
-            }.resolve();
+            }
+            .resolve();
             let summary = oracle_report::task_error_definition(&inputs);
             // Without the folder there is nothing more to say than the one refusal line.
             if let Err(TaskError::Refused(refusal)) = &summary {

@@ -2,9 +2,9 @@
 //! upstream in a tempdir (the hidden `--lockfile` / `--testdata` flags keep the workspace's own
 //! lock and trees out of it). One fluent chain per behaviour.
 
+use harness::stand_in::{self, git};
 use predicates::prelude::*;
 use predicates::str::contains;
-use harness::stand_in::{self, git};
 use std::fs;
 use std::path::{Path, PathBuf};
 

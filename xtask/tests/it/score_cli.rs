@@ -422,7 +422,9 @@ fn score_fails_naming_the_figure_a_slowed_candidate_is_worse_on() {
     tiny_inputs_with_anchors(dir.path());
     score_with_baseline(dir.path(), &slow_double(dir.path()), &double())
         .code(1)
-        .stdout(predicate::str::contains("WORSE: all.tpot_shape").and(predicate::str::contains("moved most: m.yaml 1k1k")))
+        .stdout(
+            predicate::str::contains("WORSE: all.tpot_shape").and(predicate::str::contains("moved most: m.yaml 1k1k")),
+        )
         .stderr(predicate::str::contains("worse than the baseline on all.tpot_shape"));
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("cmp.json")).unwrap()).unwrap();
@@ -446,8 +448,25 @@ fn the_gate_names_the_worse_figure_and_records_the_comparison_in_its_reports() {
     tiny_inputs_with_anchors(dir.path());
     baseline_manifest(dir.path());
     xtask(dir.path())
-        .args(["reproduce", "--manifest", "manifest.yaml", "--measurements", "measurements", "--scenarios", "scenarios"])
-        .args(["--catalog", "catalog", "--registry", "registry", "--report-json", "gate.json", "--report-md", "gate.md"])
+        .args([
+            "reproduce",
+            "--manifest",
+            "manifest.yaml",
+            "--measurements",
+            "measurements",
+            "--scenarios",
+            "scenarios",
+        ])
+        .args([
+            "--catalog",
+            "catalog",
+            "--registry",
+            "registry",
+            "--report-json",
+            "gate.json",
+            "--report-md",
+            "gate.md",
+        ])
         .arg("--blis")
         .arg(slow_double(dir.path()))
         .arg("--baseline-blis")
