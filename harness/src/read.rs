@@ -38,6 +38,37 @@ pub fn bytes(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|e| anyhow::anyhow!("{label}: cannot read: {e}"))
 }
 
+/// The bytes of the regular file at `path`, at most `max` of them, read without ever blocking
+/// on what stands there: opened non-blocking and without following a symlink, then refused
+/// unless it is a regular file no larger than `max` (a FIFO, a device such as `/dev/zero`, a
+/// directory or a symlink is an error, and so is a file that grows past `max` while read).
+/// `NotFound` is kept as the error kind, so a caller can tell "absent" from "wrong".
+pub fn regular_file_bounded(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind, Read};
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    let file = options.open(path).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) => Error::new(ErrorKind::InvalidData, "a symlink, not a regular file"),
+        _ => e,
+    })?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        let kind = crate::atomic::describe_kind(&meta.file_type());
+        return Err(Error::new(ErrorKind::InvalidData, format!("{kind}, not a regular file")));
+    }
+    if meta.len() > max {
+        return Err(Error::new(ErrorKind::InvalidData, format!("{} bytes, more than the {max} allowed", meta.len())));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(Error::new(ErrorKind::InvalidData, format!("grew past the {max} bytes allowed while read")));
+    }
+    Ok(bytes)
+}
+
 /// The text of the file at `path`: as [`bytes`], and UTF-8, else an error naming the byte
 /// offset of the first invalid sequence.
 pub fn text(path: &Path) -> Result<String> {

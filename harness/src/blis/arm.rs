@@ -288,7 +288,7 @@ pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOpti
     // The seed rows are defined by the numpy vectors: they reach the simulator only through
     // TraceV2 replay, where the binary offers it; otherwise every row uses the uniform PDF.
     let digest = super::binary::digest(&opts.binary)?;
-    let form = match super::Target::detect(&opts, &digest)? {
+    let form = match super::Target::detect(&opts, &opts.binary, &digest)? {
         super::Target::Flags(release) if release.replay => super::workload::LengthForm::Vectors,
         _ => super::workload::LengthForm::Uniform,
     };

@@ -140,7 +140,8 @@ const NEEDED_FOR: &str = "the baseline comparison (--baseline-blis)";
 /// The comparison as `score` and `reproduce` both run it: refused without a candidate
 /// (`--blis`/`BLIS_BIN`); then the baseline checked, the rule read from `manifest` (loaded from
 /// `manifest_path`), and both binaries run over `resolved`. `candidate` builds the candidate's
-/// run options (each command has its own run flags); the baseline runs with the same options.
+/// run options (each command has its own run flags); the baseline runs with the same options
+/// but from its own directory (`RunOptions::for_binary`).
 pub fn compare_with_inputs(
     inputs: &crate::inputs::Inputs,
     candidate: impl FnOnce(&str) -> Result<RunOptions, TaskError>,
@@ -155,8 +156,9 @@ pub fn compare_with_inputs(
         return Err(Refusal::new(InputKind::Blis, NEEDED_FOR, why.into()).into());
     }
     let candidate = candidate(NEEDED_FOR)?;
-    let mut base = candidate.clone();
-    base.binary = validate_baseline(baseline)?;
+    // The baseline runs from its own directory, with its own release files (and so its own
+    // keys): never the candidate's `hardware_config.json`, `defaults.yaml`, `model_configs/`.
+    let base = candidate.for_binary(validate_baseline(baseline)?);
     let rule = rule_of(manifest, manifest_path)?;
     let scenarios_dir = inputs.require_dir(InputKind::Scenarios, NEEDED_FOR)?;
     compare(resolved, scenarios_dir, &candidate, &base, &rule)

@@ -67,7 +67,7 @@ pub fn task_determinism(inputs: &Inputs) -> TaskResult {
     let registry = inputs.require_dir(InputKind::Registry, needed_for)?;
     let mut opts = RunOptions::new(binary, catalog.to_path_buf(), registry.to_path_buf());
     let digest = super::binary::digest(&opts.binary)?;
-    let target = super::Target::detect(&opts, &digest)?;
+    let target = super::Target::detect(&opts, &opts.binary, &digest)?;
     let point = determinism_point_for(scenarios, &target)?;
     opts.cache = CacheMode::Off;
     opts.workers = 1;

@@ -15,6 +15,7 @@
 //! with the reason; scenario settings it has no flag for are listed (`unexpressed`).
 
 use super::binary::hex;
+use super::cache::KeyedFile;
 use super::EngineSettings;
 use anyhow::{bail, Context, Result};
 use serde_yaml::Value;
@@ -141,8 +142,22 @@ fn help_text(binary: &Path, cwd: &Path, env: &[(String, String)], command: &str)
         stderr_path: dir.path().join("stderr.txt"),
         stdout_path: Some(dir.path().join("stdout.txt")),
     };
-    let end =
-        super::pool::run_child(&run).map_err(|e| format!("running `{} {command} --help`: {e}", binary.display()))?;
+    // Caught here, whoever asks: an interrupt during the probe kills the child's group,
+    // removes the probe's folder and exits 130 (the caller has nothing left to clean).
+    let end = super::pool::interruptible(|| {
+        let end = super::pool::run_child(&run);
+        (end, super::pool::nested_interruptible())
+    });
+    let (end, nested) = end;
+    if super::pool::interrupted() {
+        drop(dir);
+        if nested {
+            return Err("interrupted".into());
+        }
+        eprintln!("blis: interrupted during `{command} --help`; its child stopped, its temporary directory removed");
+        std::process::exit(130);
+    }
+    let end = end.map_err(|e| format!("running `{} {command} --help`: {e}", binary.display()))?;
     if !matches!(end, super::pool::ChildEnd::Exited(_)) {
         return Err(format!("`{} {command} --help` did not finish within 60 s", binary.display()));
     }
@@ -165,8 +180,8 @@ pub struct Release {
     hardware: Vec<String>,
     /// Model ids that are keys of `defaults.yaml`'s `defaults`.
     known_models: Vec<String>,
-    /// SHA-256 of `hardware_config.json` and `defaults.yaml`: part of every point's key.
-    digest: String,
+    /// `hardware_config.json` and `defaults.yaml`, as every point's key holds them.
+    files: Vec<KeyedFile>,
     /// Every flag `blis run --help` lists (optional settings are passed only when listed).
     flags: Vec<String>,
     /// `blis replay` takes TraceV2 files (the route for per-request length vectors).
@@ -189,16 +204,20 @@ impl Release {
             Some(_) => bail!("{}: `defaults` is not a mapping of model ids", defaults_path.display()),
             None => Vec::new(),
         };
-        let mut h = Sha256::new();
-        for text in [&hw_text, &defaults_text] {
-            h.update((text.len() as u64).to_le_bytes());
-            h.update(text.as_bytes());
-        }
+        let keyed = |name: &str, path: &Path, text: &str| KeyedFile {
+            name: name.into(),
+            sha256: hex(&Sha256::digest(text.as_bytes())),
+            source: path.to_path_buf(),
+        };
+        let files = vec![
+            keyed("hardware_config.json", &hw_path, &hw_text),
+            keyed("defaults.yaml", &defaults_path, &defaults_text),
+        ];
         Ok(Release {
             root: root.to_path_buf(),
             hardware: hw.keys().cloned().collect(),
             known_models,
-            digest: hex(&h.finalize()),
+            files,
             flags,
             replay,
         })
@@ -218,8 +237,8 @@ pub struct FlagDeployment {
     pub optional: Vec<(String, String)>,
     /// Scenario settings the release has no flag for, as `key: value`.
     pub unexpressed: Vec<String>,
-    /// What the cache key adds: the release files and the model config the run reads.
-    pub key_text: String,
+    /// What the cache key adds: the release files and the model config folder the run reads.
+    pub key_files: Vec<KeyedFile>,
 }
 
 impl FlagDeployment {
@@ -299,7 +318,7 @@ pub fn flag_deployment(
     let bare = model.rsplit('/').next().unwrap_or(model);
     let folder = format!("model_configs/{bare}");
     let config = release.root.join(&folder).join("config.json");
-    let Ok(config_bytes) = std::fs::read(&config) else {
+    if !config.is_file() {
         return not(format!(
             "no model config for `{model}` ({folder}/config.json is not shipped; the release would download it)"
         ));
@@ -345,9 +364,9 @@ pub fn flag_deployment(
     // The point's resolved value, whatever the file says: this release has no flag for it.
     unexpressed.push(format!("engine.enable_prefix_caching: {}", engine.enable_prefix_caching));
     unexpressed.sort();
-    let mut h = Sha256::new();
-    h.update(&config_bytes);
-    let key_text = format!("flags/1 release {} model-config {}", release.digest, hex(&h.finalize()));
+    // The whole folder: the release reads `config.json`, and may read more from it.
+    let mut key_files = release.files.clone();
+    key_files.push(KeyedFile::tree(folder.clone(), &release.root.join(&folder)).map_err(Err)?);
     Ok(FlagDeployment {
         model: model_id,
         model_config_folder: folder,
@@ -355,7 +374,7 @@ pub fn flag_deployment(
         tp,
         optional,
         unexpressed,
-        key_text,
+        key_files,
     })
 }
 

@@ -16,7 +16,8 @@
 use anyhow::{ensure, Result};
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Deserialize)]
+/// Also what a cache entry stores (only these fields: the per-request record the summary reads).
+#[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct MetricsFile {
     pub completed_requests: u64,
     pub injected_requests: u64,
@@ -30,7 +31,7 @@ pub struct MetricsFile {
     pub requests: Vec<RequestRecord>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct RequestRecord {
     /// Seconds since the start of the simulation.
     pub arrived_at: f64,
@@ -51,8 +52,8 @@ impl RequestRecord {
     }
 }
 
-/// One point's figures: what the scorer consumes. Stored in the cache as is, so its floats
-/// round-trip bit for bit (serde_json `float_roundtrip`).
+/// One point's figures: what the scorer consumes. Computed from the record on every read of
+/// the cache, never stored there.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PointMetrics {
     /// Mean per-request inter-token latency after the warm-up completions, ms.
@@ -86,9 +87,25 @@ pub fn parse(text: &str) -> Result<MetricsFile> {
     Ok(file)
 }
 
+/// The warm-up cut: the first `WARMUP_ROUNDS x concurrency` completions leave the TPOT mean.
+pub const WARMUP_ROUNDS: usize = 2;
+
+/// The summarizer's signature (`RunOptions::summarize`).
+pub type Summarizer = fn(&MetricsFile, u32, u64) -> Result<PointMetrics>;
+
 /// The point's figures, or why the point is an error. `expected_requests` is what the workload
 /// injected (2N + 10N); `concurrency` sets the warm-up cut.
 pub fn summarize(file: &MetricsFile, concurrency: u32, expected_requests: u64) -> Result<PointMetrics> {
+    summarize_with_warmup(file, concurrency, expected_requests, WARMUP_ROUNDS)
+}
+
+/// `summarize` with another warm-up cut (`warmup_rounds x concurrency` completions).
+pub fn summarize_with_warmup(
+    file: &MetricsFile,
+    concurrency: u32,
+    expected_requests: u64,
+    warmup_rounds: usize,
+) -> Result<PointMetrics> {
     let counts = [
         ("still_queued", file.still_queued),
         ("still_running", file.still_running),
@@ -117,7 +134,7 @@ pub fn summarize(file: &MetricsFile, concurrency: u32, expected_requests: u64) -
         file.completed_requests
     );
     let order = completion_order(&file.requests);
-    let warmup = 2 * concurrency as usize;
+    let warmup = warmup_rounds * concurrency as usize;
     let mean_positive = |values: &mut dyn Iterator<Item = f64>| {
         let (mut sum, mut n) = (0.0, 0u64);
         for v in values.filter(|v| *v > 0.0) {

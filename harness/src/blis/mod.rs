@@ -105,8 +105,12 @@ pub struct RunOptions {
     pub cache: CacheMode,
     pub shard: Option<Shard>,
     pub progress: ProgressMode,
-    /// Extra environment for the binary (tests steer the double's failure modes with it).
+    /// The child's environment: nothing else reaches it (see `child_environment`), and every
+    /// variable is part of the cache key. Tests steer the double's failure modes with it.
     pub child_env: Vec<(String, String)>,
+    /// The summarizer applied to every point's record, fresh or from the cache (tests swap it
+    /// to show that a cached record is summarized again).
+    pub summarize: metrics::Summarizer,
 }
 
 static CACHE_DISABLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -133,7 +137,7 @@ impl RunOptions {
         // The child runs in another directory: relative paths the user gave must not move.
         let absolute = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
         let (catalog, registry) = (absolute(catalog), absolute(registry));
-        let blis_root = binary.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
+        let blis_root = default_root(&binary);
         RunOptions {
             binary,
             catalog,
@@ -149,9 +153,46 @@ impl RunOptions {
             shard: None,
             progress: ProgressMode::Auto,
             child_env: Vec::new(),
+            summarize: metrics::summarize,
         }
     }
 
+    /// The same options for another binary, run from that binary's own directory (its own
+    /// `hardware_config.json`, `defaults.yaml` and `model_configs/`): how a baseline runs.
+    pub fn for_binary(&self, binary: PathBuf) -> RunOptions {
+        let mut other = RunOptions { binary, ..self.clone() };
+        other.blis_root = default_root(&other.binary);
+        other
+    }
+
+    /// Every variable the child runs with: `child_env`, then, from this process's environment,
+    /// the test double's knobs (`BLIS_DOUBLE_*`) that `child_env` does not set; sorted. The
+    /// rest of the environment is cleared, so nothing unkeyed reaches the child (a real
+    /// release reads no variable for a point whose files it ships: `HF_TOKEN` only to
+    /// download a model config, which the arm never lets it do).
+    pub fn child_environment(&self) -> Vec<(String, String)> {
+        // A later `child_env` entry overrides an earlier one, as with `Command::envs`.
+        let mut env: std::collections::BTreeMap<String, String> = self.child_env.iter().cloned().collect();
+        for (k, v) in std::env::vars_os() {
+            let (Some(k), Some(v)) = (k.to_str(), v.to_str()) else { continue };
+            if k.starts_with(PASSED_PREFIX) {
+                env.entry(k.to_string()).or_insert_with(|| v.to_string());
+            }
+        }
+        env.into_iter().collect()
+    }
+}
+
+/// The variables passed through from the harness's environment: the test double's knobs.
+pub const PASSED_PREFIX: &str = "BLIS_DOUBLE_";
+
+/// A binary's own directory (where `go build -o blis` and a release archive put it).
+fn default_root(binary: &Path) -> PathBuf {
+    let root = binary.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf())
+}
+
+impl RunOptions {
     /// The defaults for the binary, catalog and registry the inputs supply, quiet: how the
     /// gate's tasks and reports run BLIS. Refused (naming `needed_for`) when one is missing.
     pub fn quiet_from_inputs(
@@ -207,6 +248,10 @@ pub struct PointOutcome {
     pub elapsed: Duration,
     /// How the point is (or would be) run; `None` when its inputs could not be read.
     pub run: Option<PointRun>,
+    /// The working directory the point's child runs (or would run) in.
+    pub cwd: PathBuf,
+    /// The files and trees its key holds beyond the point's own text (`KeyInputs::files`).
+    pub key_files: Vec<cache::KeyedFile>,
 }
 
 /// What anyone needs to re-run one point by hand: the dialect, the exact arguments (the point's
@@ -235,6 +280,10 @@ pub struct RunSummary {
     pub not_modelled: usize,
     /// Corrupt cache entries found and recomputed.
     pub recomputed_corrupt: usize,
+    /// Entries of an earlier cache format found and recomputed.
+    pub recomputed_old_format: usize,
+    /// Computed points the cache could not store (their values are kept and used).
+    pub not_stored: usize,
     pub wall: Duration,
     /// Sum of the per-point run times (what one worker would have spent).
     pub busy: Duration,
@@ -260,6 +309,12 @@ impl RunSummary {
         }
         if self.recomputed_corrupt > 0 {
             line += &format!(", {} corrupt cache entries recomputed", self.recomputed_corrupt);
+        }
+        if self.recomputed_old_format > 0 {
+            line += &format!(", {} old-format cache entries recomputed", self.recomputed_old_format);
+        }
+        if self.not_stored > 0 {
+            line += &format!(", {} computed points not stored in the cache", self.not_stored);
         }
         line
     }
@@ -287,21 +342,40 @@ impl Target {
         }
     }
 
-    /// Reads the dialect from `blis run --help` and, for the flag dialect, the release files
-    /// in the working directory.
-    pub fn detect(opts: &RunOptions, binary_digest: &str) -> Result<Target, TaskError> {
-        let (d, flags) = dialect::detect_with_flags(&opts.binary, binary_digest, &opts.blis_root, &opts.child_env)
-            .map_err(|e| TaskError::Failed(anyhow::anyhow!(e)))?;
+    /// Reads the dialect from `blis run --help` of `program` (the private copy of
+    /// `opts.binary`) and, for the flag dialect, the release files in the working directory.
+    pub fn detect(opts: &RunOptions, program: &Path, binary_digest: &str) -> Result<Target, TaskError> {
+        let env = opts.child_environment();
+        let (d, flags) = dialect::detect_with_flags(program, binary_digest, &opts.blis_root, &env).map_err(|e| {
+            TaskError::Failed(anyhow::anyhow!(
+                e.replace(&program.display().to_string(), &opts.binary.display().to_string())
+            ))
+        })?;
         Ok(match d {
             dialect::Dialect::Scenario => Target::Scenario,
             dialect::Dialect::Flags => Target::Flags(
                 dialect::Release::load(
                     &opts.blis_root,
                     flags,
-                    dialect::replay_supported(&opts.binary, binary_digest, &opts.blis_root, &opts.child_env),
+                    dialect::replay_supported(program, binary_digest, &opts.blis_root, &env),
                 )
                 .with_context(|| format!("{} takes the flag dialect; its release files", opts.binary.display()))?,
             ),
+        })
+    }
+
+    /// The files and trees every point of this target reads beyond its own: the catalog and
+    /// registry trees (scenario dialect; by their lock hash); the flag dialect's release files
+    /// are per point (`FlagDeployment::key_files`).
+    fn run_files(&self, opts: &RunOptions) -> Result<Vec<cache::KeyedFile>, TaskError> {
+        Ok(match self {
+            Target::Scenario => {
+                vec![
+                    cache::KeyedFile::tree("catalog tree", &opts.catalog)?,
+                    cache::KeyedFile::tree("registry tree", &opts.registry)?,
+                ]
+            }
+            Target::Flags(_) => Vec::new(),
         })
     }
 }
@@ -309,6 +383,8 @@ impl Target {
 /// The files one point's run needs, built before anything runs.
 struct Prepared {
     key: String,
+    /// The files and trees in the key beyond the point's own text.
+    key_files: Vec<cache::KeyedFile>,
     scenario_name: String,
     /// The scenario variant (scenario dialect) or nothing (flag dialect).
     variant: Option<String>,
@@ -326,7 +402,7 @@ enum PrepareError {
     Input(anyhow::Error),
 }
 
-fn prepare(point: &PointSpec, binary_digest: &str, target: &Target) -> Result<Prepared, PrepareError> {
+fn prepare(point: &PointSpec, base: &cache::KeyInputs, target: &Target) -> Result<Prepared, PrepareError> {
     let input = PrepareError::Input;
     let text = std::fs::read_to_string(&point.scenario_file)
         .with_context(|| format!("reading scenario {}", point.scenario_file.display()))
@@ -349,26 +425,35 @@ fn prepare(point: &PointSpec, binary_digest: &str, target: &Target) -> Result<Pr
         None => workload::workload_spec(point).map_err(input)?,
     };
     let scenario_name = point.scenario_name();
-    let (variant, flags, unexpressed, keyed) = match target {
+    let mut inputs = cache::KeyInputs {
+        scenario_name: scenario_name.clone(),
+        workload: workload.clone(),
+        seed: point.seed,
+        ..base.clone()
+    };
+    let (variant, flags, unexpressed) = match target {
         Target::Scenario => {
             let variant = variant::scenario_variant(&text, &point.engine)
                 .with_context(|| format!("scenario {}", point.scenario_file.display()))
                 .map_err(input)?;
-            (Some(variant.clone()), Vec::new(), Vec::new(), variant)
+            inputs.deployment = variant.clone();
+            (Some(variant), Vec::new(), Vec::new())
         }
         Target::Flags(release) => match dialect::flag_deployment(&text, &point.engine, release) {
             Ok(d) => {
                 let flags = d.flags(&point.engine);
-                let keyed = format!("{}\n{}", flags.join(" "), d.key_text);
-                (None, flags, d.unexpressed, keyed)
+                inputs.deployment = flags.join(" ");
+                inputs.files.extend(d.key_files);
+                (None, flags, d.unexpressed)
             }
             Err(Ok(dialect::NotModelled(why))) => return Err(PrepareError::NotModelled(why)),
             Err(Err(e)) => return Err(input(e.context(format!("scenario {}", point.scenario_file.display())))),
         },
     };
-    let key = cache::key(binary_digest, &scenario_name, &keyed, &workload, point.seed);
+    let key = inputs.key();
     let expected_requests = workload::total_requests(point.concurrency);
-    Ok(Prepared { key, scenario_name, variant, flags, trace, unexpressed, workload, expected_requests })
+    let key_files = inputs.files;
+    Ok(Prepared { key, key_files, scenario_name, variant, flags, trace, unexpressed, workload, expected_requests })
 }
 
 impl Prepared {
@@ -453,7 +538,35 @@ pub fn command_line(scenario_name: &str, dir: &Path, opts: &RunOptions, seed: u6
 }
 
 /// Runs one prepared point in a fresh temporary directory (removed afterwards).
-fn simulate(prepared: &Prepared, point: &PointSpec, opts: &RunOptions) -> Result<PointMetrics, PointFailure> {
+/// The bound on a metrics file: a real point's file is kilobytes to a few megabytes (about 300
+/// bytes per request, 12N requests); anything larger is refused, never read into memory.
+pub const MAX_METRICS_BYTES: u64 = 64 << 20;
+
+/// The point's figures from its record, with the record's metrics hash.
+fn summarize_record(
+    record: &cache::Record,
+    point: &PointSpec,
+    prepared: &Prepared,
+    opts: &RunOptions,
+) -> Result<PointMetrics> {
+    let mut summary = (opts.summarize)(&record.file, point.concurrency, prepared.expected_requests)?;
+    summary.metrics_sha256 = record.metrics_sha256.clone();
+    Ok(summary)
+}
+
+/// What one run of a point needs besides its options: the private copy of the binary to start
+/// and the child's whole environment.
+struct Launch<'a> {
+    program: &'a Path,
+    env: &'a [(String, String)],
+}
+
+fn simulate(
+    prepared: &Prepared,
+    point: &PointSpec,
+    opts: &RunOptions,
+    launch: &Launch,
+) -> Result<(PointMetrics, cache::Record), PointFailure> {
     let io = |e: std::io::Error| failure(FailureKind::Exit, format!("preparing the run directory: {e}"));
     let dir = tempfile::Builder::new().prefix("blis-point-").tempdir().map_err(io)?;
     if let Some(variant) = &prepared.variant {
@@ -468,10 +581,10 @@ fn simulate(prepared: &Prepared, point: &PointSpec, opts: &RunOptions) -> Result
     }
     let stderr_path = dir.path().join("stderr.txt");
     let run = pool::ChildRun {
-        program: &opts.binary,
+        program: launch.program,
         args: prepared.command(dir.path(), opts, point.seed),
         cwd: &opts.blis_root,
-        env: &opts.child_env,
+        env: launch.env,
         timeout: opts.timeout,
         stderr_path: stderr_path.clone(),
         stdout_path: None,
@@ -490,16 +603,23 @@ fn simulate(prepared: &Prepared, point: &PointSpec, opts: &RunOptions) -> Result
         }
         pool::ChildEnd::Exited(_) => {}
     }
-    let text = std::fs::read_to_string(dir.path().join("metrics.json"))
+    // Never a blocking open or an unbounded read: the child may leave a FIFO, a device or a
+    // huge file at the path.
+    let bytes = crate::read::regular_file_bounded(&dir.path().join("metrics.json"), MAX_METRICS_BYTES)
         .map_err(|e| with_tail(FailureKind::Metrics, format!("blis run wrote no readable metrics file: {e}")))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| with_tail(FailureKind::Metrics, format!("the metrics file is not UTF-8: {e}")))?;
     let file = metrics::parse(&text).map_err(|e| with_tail(FailureKind::Metrics, format!("{e:#}")))?;
-    let mut summary = metrics::summarize(&file, point.concurrency, prepared.expected_requests)
-        .map_err(|e| with_tail(FailureKind::Incomplete, format!("{e:#}")))?;
-    summary.metrics_sha256 = {
-        use sha2::Digest;
-        binary::hex(&sha2::Sha256::digest(text.as_bytes()))
+    let record = cache::Record {
+        file,
+        metrics_sha256: {
+            use sha2::Digest;
+            binary::hex(&sha2::Sha256::digest(text.as_bytes()))
+        },
     };
-    Ok(summary)
+    let summary = summarize_record(&record, point, prepared, opts)
+        .map_err(|e| with_tail(FailureKind::Incomplete, format!("{e:#}")))?;
+    Ok((summary, record))
 }
 
 struct Progress {
@@ -591,119 +711,174 @@ impl Drop for Progress {
     }
 }
 
-/// Runs every point (or this shard's share), serving what the cache holds.
+/// Runs every point (or this shard's share), serving what the cache holds. SIGINT and SIGTERM
+/// are caught for the whole run, the `--help` probe included: on one, every child's group is
+/// killed, every temporary directory (points, probe, the private copy) removed, and the process
+/// exits 130.
 pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, TaskError> {
-    let started = Instant::now();
-    let binary = binary::validate(&opts.binary, "running BLIS points")?;
-    let digest = binary::digest(&binary)?;
-    let target = Target::detect(opts, &digest)?;
-    let dialect = target.dialect();
-    let identity = cache::binary_identity(&digest, &opts.child_env);
-    let cache = match &opts.cache {
-        CacheMode::Off => None,
-        CacheMode::ReadWrite(dir) | CacheMode::ReadOnly(dir) => Some(Cache::new(dir)),
-    };
-    if let CacheMode::ReadWrite(dir) = &opts.cache {
-        // Even a shard that owns no point leaves a (empty) cache for `cache merge` to find.
-        std::fs::create_dir_all(dir).with_context(|| format!("creating the cache {}", dir.display()))?;
-    }
-    let read_only = matches!(opts.cache, CacheMode::ReadOnly(_));
-    let progress = Progress::new(opts.progress, points.len());
-    let corrupt = AtomicUsize::new(0);
-    let outcomes = pool::interruptible(|| {
-        pool::parallel_map(points, opts.workers, |_, point| {
-            let label = point.label();
-            let prepared = match prepare(point, &identity, &target) {
-                Ok(p) => p,
-                Err(e) => {
-                    let (kind, reason) = match e {
-                        PrepareError::NotModelled(why) => {
-                            (FailureKind::NotModelled, format!("not modelled by this release: {why}"))
-                        }
-                        PrepareError::Input(e) => (FailureKind::Input, format!("{e:#}")),
-                    };
-                    let outcome = PointOutcome {
-                        key: String::new(),
-                        label,
-                        result: Err(failure(kind, reason)),
-                        cached: false,
-                        elapsed: Duration::ZERO,
-                        run: None,
-                    };
-                    progress.finished(&outcome);
-                    return outcome;
-                }
-            };
-            let record = prepared.record(opts, point.seed, dialect);
-            let outcome = |result, cached, elapsed| PointOutcome {
-                key: prepared.key.clone(),
-                label: label.clone(),
-                result,
-                cached,
-                elapsed,
-                run: Some(record.clone()),
-            };
-            if pool::interrupted() {
-                return outcome(
-                    Err(failure(FailureKind::Exit, "interrupted before it started")),
-                    false,
-                    Duration::ZERO,
-                );
-            }
-            if let Some(shard) = opts.shard.filter(|s| !s.owns(&prepared.key)) {
-                let reason = format!("belongs to another shard than {}/{}", shard.index, shard.count);
-                return outcome(Err(failure(FailureKind::OtherShard, reason)), false, Duration::ZERO);
-            }
-            if let Some(cache) = &cache {
-                match cache.get(&prepared.key) {
-                    cache::Lookup::Hit(metrics) => {
-                        let o = outcome(Ok(metrics), true, Duration::ZERO);
-                        progress.finished(&o);
-                        return o;
-                    }
-                    cache::Lookup::Corrupt(why) => {
-                        corrupt.fetch_add(1, Ordering::Relaxed);
-                        if progress.mode != ProgressMode::Silent {
-                            progress.line(&format!("blis: corrupt cache entry, recomputing: {why}"));
-                        }
-                    }
-                    cache::Lookup::Miss => {}
-                }
-                if read_only {
-                    let o = outcome(
-                        Err(failure(FailureKind::NotCached, "not in the cache (read-only)")),
-                        false,
-                        Duration::ZERO,
-                    );
-                    progress.finished(&o);
-                    return o;
-                }
-            }
-            progress.running(&label);
-            let t = Instant::now();
-            let mut result = simulate(&prepared, point, opts);
-            let elapsed = t.elapsed();
-            if let (Ok(metrics), Some(cache)) = (&result, &cache) {
-                if let Err(e) = cache.put(&prepared.key, metrics) {
-                    result = Err(failure(FailureKind::Exit, format!("writing the cache entry: {e:#}")));
-                }
-            }
-            let o = outcome(result, false, elapsed);
-            progress.finished(&o);
-            o
-        })
-    });
+    let result = pool::interruptible(|| run_points_caught(points, opts));
     if pool::interrupted() {
-        // Every child's group is killed and every point directory removed by now; the cache
-        // holds only complete entries.
+        // Every child's group is killed and every temporary directory removed by now (they
+        // are dropped when `run_points_caught` returns); the cache holds only complete entries.
         let _ = writeln!(
             std::io::stderr(),
             "blis: interrupted; running points stopped, their temporary directories removed"
         );
         std::process::exit(130);
     }
+    result
+}
+
+fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, TaskError> {
+    let started = Instant::now();
+    let binary = binary::validate(&opts.binary, "running BLIS points")?;
+    // The bytes hashed are the bytes run: a binary rebuilt during the run changes nothing.
+    let private = binary::PrivateCopy::of(&binary)?;
+    let env = opts.child_environment();
+    let launch = Launch { program: private.path(), env: &env };
+    let target = Target::detect(opts, private.path(), private.sha256())?;
+    if pool::interrupted() {
+        return Err(TaskError::Failed(anyhow::anyhow!("interrupted")));
+    }
+    let dialect = target.dialect();
+    let base = cache::KeyInputs {
+        binary_sha256: private.sha256().to_string(),
+        env: env.clone(),
+        files: target.run_files(opts)?,
+        ..cache::KeyInputs::default()
+    };
+    let cache = match &opts.cache {
+        CacheMode::Off => None,
+        CacheMode::ReadWrite(dir) | CacheMode::ReadOnly(dir) => Some(Cache::new(dir)),
+    };
+    // The first cache problem, said once with the count of points it concerned.
+    let store_problem: Mutex<Option<String>> = Mutex::new(None);
+    let not_stored = AtomicUsize::new(0);
+    if let CacheMode::ReadWrite(dir) = &opts.cache {
+        // Even a shard that owns no point leaves a (empty) cache for `cache merge` to find.
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            *store_problem.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!("creating {}: {e}", dir.display()));
+        }
+    }
+    let read_only = matches!(opts.cache, CacheMode::ReadOnly(_));
+    let progress = Progress::new(opts.progress, points.len());
+    let corrupt = AtomicUsize::new(0);
+    let old_format = AtomicUsize::new(0);
+    let outcomes = pool::parallel_map(points, opts.workers, |_, point| {
+        let label = point.label();
+        let prepared = match prepare(point, &base, &target) {
+            Ok(p) => p,
+            Err(e) => {
+                let (kind, reason) = match e {
+                    PrepareError::NotModelled(why) => {
+                        (FailureKind::NotModelled, format!("not modelled by this release: {why}"))
+                    }
+                    PrepareError::Input(e) => (FailureKind::Input, format!("{e:#}")),
+                };
+                let outcome = PointOutcome {
+                    key: String::new(),
+                    label,
+                    result: Err(failure(kind, reason)),
+                    cached: false,
+                    elapsed: Duration::ZERO,
+                    run: None,
+                    cwd: opts.blis_root.clone(),
+                    key_files: Vec::new(),
+                };
+                progress.finished(&outcome);
+                return outcome;
+            }
+        };
+        let record = prepared.record(opts, point.seed, dialect);
+        let outcome = |result, cached, elapsed| PointOutcome {
+            key: prepared.key.clone(),
+            label: label.clone(),
+            result,
+            cached,
+            elapsed,
+            run: Some(record.clone()),
+            cwd: opts.blis_root.clone(),
+            key_files: prepared.key_files.clone(),
+        };
+        if pool::interrupted() {
+            return outcome(Err(failure(FailureKind::Exit, "interrupted before it started")), false, Duration::ZERO);
+        }
+        if let Some(shard) = opts.shard.filter(|s| !s.owns(&prepared.key)) {
+            let reason = format!("belongs to another shard than {}/{}", shard.index, shard.count);
+            return outcome(Err(failure(FailureKind::OtherShard, reason)), false, Duration::ZERO);
+        }
+        if let Some(cache) = &cache {
+            let say = |text: String| {
+                if progress.mode != ProgressMode::Silent {
+                    progress.line(&text);
+                }
+            };
+            match cache.get(&prepared.key) {
+                // The record is summarized now, by the current summarizer. A record it cannot
+                // summarize was never stored by a run (only successes are), so it is not trusted.
+                cache::Lookup::Hit(record) => match summarize_record(&record, point, &prepared, opts) {
+                    Ok(metrics) => {
+                        let o = outcome(Ok(metrics), true, Duration::ZERO);
+                        progress.finished(&o);
+                        return o;
+                    }
+                    Err(e) => {
+                        corrupt.fetch_add(1, Ordering::Relaxed);
+                        say(format!(
+                            "blis: cache entry {} does not summarize ({e:#}), recomputing",
+                            cache.entry_path(&prepared.key).display()
+                        ));
+                    }
+                },
+                cache::Lookup::Corrupt(why) => {
+                    corrupt.fetch_add(1, Ordering::Relaxed);
+                    say(format!("blis: corrupt cache entry, recomputing: {why}"));
+                }
+                cache::Lookup::OldFormat(_) => {
+                    old_format.fetch_add(1, Ordering::Relaxed);
+                }
+                cache::Lookup::Miss => {}
+            }
+            if read_only {
+                let o = outcome(
+                    Err(failure(FailureKind::NotCached, "not in the cache (read-only)")),
+                    false,
+                    Duration::ZERO,
+                );
+                progress.finished(&o);
+                return o;
+            }
+        }
+        progress.running(&label);
+        let t = Instant::now();
+        let result = simulate(&prepared, point, opts, &launch);
+        let elapsed = t.elapsed();
+        let result = match result {
+            Ok((metrics, record)) => {
+                if let Some(cache) = cache.as_ref().filter(|_| !read_only) {
+                    // A cache that cannot take the entry costs the next run a recomputation,
+                    // never this run its value.
+                    if let Err(e) = cache.put(&prepared.key, &record.file, &record.metrics_sha256) {
+                        not_stored.fetch_add(1, Ordering::Relaxed);
+                        store_problem.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(format!("{e:#}"));
+                    }
+                }
+                Ok(metrics)
+            }
+            Err(f) => Err(f),
+        };
+        let o = outcome(result, false, elapsed);
+        progress.finished(&o);
+        o
+    });
+    drop(private);
+    if pool::interrupted() {
+        return Err(TaskError::Failed(anyhow::anyhow!("interrupted")));
+    }
     let mut summary = RunSummary { points: points.len(), wall: started.elapsed(), ..RunSummary::default() };
     summary.recomputed_corrupt = corrupt.into_inner();
+    summary.recomputed_old_format = old_format.into_inner();
+    summary.not_stored = not_stored.into_inner();
     for o in &outcomes {
         summary.busy += o.elapsed;
         match &o.result {
@@ -718,6 +893,15 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
                 }
             }
         }
+    }
+    if let Some(problem) = store_problem.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        // Said once, whatever the mode: the next run will recompute these points.
+        let _ = writeln!(
+            std::io::stderr(),
+            "blis: the cache {} could not store {} computed point(s) (their values are used): {problem}",
+            cache.as_ref().map(|c| c.dir().display().to_string()).unwrap_or_default(),
+            summary.not_stored
+        );
     }
     if progress.mode != ProgressMode::Silent {
         progress.line(&summary.render());

@@ -1,6 +1,19 @@
-//! The bounded worker pool and the one child process per point, with a timeout that kills the
-//! child's whole process group, a bounded stderr tail, and Ctrl-C handling that stops every
-//! running point and removes its temporary directory.
+//! The bounded worker pool and the one child process per point, with a timeout, a bounded
+//! stderr tail, and Ctrl-C handling that stops every running point and removes its temporary
+//! directory.
+//!
+//! Containment. Each child leads its own process group, and when the point ends, on every
+//! path (normal exit, failure, timeout, interrupt), whatever is left of that group is killed:
+//! a `blis` that exits leaving background children leaves none. A descendant that left the
+//! group and its session (`setsid`) is reached on Linux: while the child runs, its descendants
+//! are looked up through `/proc` (parent links) every 250 ms and at a timeout or interrupt,
+//! and each one seen is killed when the point ends if it is still the same process (same
+//! start time). This process is the subreaper of its descendants (`PR_SET_CHILD_SUBREAPER`),
+//! so such an orphan is reparented here, not to init, and reaped. What cannot be reached: a
+//! descendant that detaches from the group and whose parents all exit between two looks (less
+//! than 250 ms) is never seen; it stays an orphan of this process until it ends or this
+//! process does (a cgroup per point would contain it; the harness does not require one).
+//! Elsewhere than Linux, only the group is killed.
 
 use std::collections::VecDeque;
 use std::io::Read;
@@ -69,6 +82,21 @@ extern "C" fn on_signal(_: libc::c_int) {
 /// terminal's Ctrl-C no longer reaches them; the pollers kill them instead). The previous
 /// handlers are restored afterwards; the caller exits when `interrupted()` is then true.
 pub fn interruptible<R>(f: impl FnOnce() -> R) -> R {
+    CATCHING.fetch_add(1, Ordering::SeqCst);
+    let r = catch_signals(f);
+    CATCHING.fetch_sub(1, Ordering::SeqCst);
+    r
+}
+
+/// How many `interruptible` calls are in force (nested ones leave the exit to the outermost).
+static CATCHING: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether an `interruptible` call encloses the current one: its caller then owns the exit.
+pub fn nested_interruptible() -> bool {
+    CATCHING.load(Ordering::SeqCst) > 1
+}
+
+fn catch_signals<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(unix)]
     {
         let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
@@ -86,17 +114,170 @@ pub fn interruptible<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// Kills the process group the child leads (the child and whatever it started).
-fn kill_group(child: &mut std::process::Child) {
+/// Kills the child and everything of its that can still be found, and reaps the child.
+fn kill_group(child: &mut std::process::Child, seen: &mut Seen) {
+    seen.look(child.id());
     #[cfg(unix)]
-    {
-        // SAFETY: plain syscall; a group that is already gone gives ESRCH, which is fine.
-        unsafe {
-            libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL);
-        }
+    // SAFETY: plain syscall; a group already gone gives ESRCH, which is fine.
+    unsafe {
+        libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL);
     }
     let _ = child.kill();
     let _ = child.wait();
+    sweep(child.id(), seen);
+}
+
+/// When a point's child has ended (and is reaped): what is left of its process group is
+/// killed, then (Linux) every descendant seen while it ran that is still the same process, and
+/// the group's members reparented to this process are reaped.
+fn sweep(group: u32, seen: &mut Seen) {
+    #[cfg(unix)]
+    // SAFETY: plain syscall; ESRCH when the group is empty.
+    unsafe {
+        libc::kill(-(group as libc::pid_t), libc::SIGKILL);
+    }
+    #[cfg(target_os = "linux")]
+    linux::finish(group as i32, &seen.0, seen.1);
+    #[cfg(not(unix))]
+    let _ = (group, seen);
+}
+
+/// The descendants of a running child seen so far, as (pid, start time): a pid is killed later
+/// only while it is still the process that was seen (a pid can be reused).
+#[derive(Default)]
+struct Seen(Vec<(i32, u64)>, u64);
+
+impl Seen {
+    /// Remembers when the child started (orphans it leaves started no earlier).
+    fn started(_child: u32) -> Seen {
+        #[cfg(target_os = "linux")]
+        return Seen(Vec::new(), linux::start_time(_child as i32).unwrap_or(u64::MAX));
+        #[cfg(not(target_os = "linux"))]
+        Seen::default()
+    }
+
+    fn look(&mut self, _child: u32) {
+        #[cfg(target_os = "linux")]
+        for p in linux::descendants(_child as i32) {
+            if !self.0.contains(&p) {
+                self.0.push(p);
+            }
+        }
+    }
+}
+
+/// How often a running child's descendants are looked up (`/proc` is read each time).
+const LOOK_EVERY: Duration = Duration::from_millis(250);
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use std::sync::Once;
+
+    struct Proc {
+        pid: i32,
+        ppid: i32,
+        pgrp: i32,
+        sid: i32,
+        start: u64,
+    }
+
+    pub fn start_time(pid: i32) -> Option<u64> {
+        stat(pid).map(|p| p.start)
+    }
+
+    fn stat(pid: i32) -> Option<Proc> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // `pid (comm) state ppid pgrp session ... starttime(22)`; comm may hold spaces and `)`.
+        let rest = &stat[stat.rfind(')')? + 1..];
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        Some(Proc {
+            pid,
+            ppid: f.get(1)?.parse().ok()?,
+            pgrp: f.get(2)?.parse().ok()?,
+            sid: f.get(3)?.parse().ok()?,
+            start: f.get(19)?.parse().ok()?,
+        })
+    }
+
+    fn processes() -> Vec<Proc> {
+        let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
+        dir.flatten().filter_map(|e| e.file_name().to_string_lossy().parse::<i32>().ok()).filter_map(stat).collect()
+    }
+
+    /// Every live descendant of `root` by parent links (`setsid` ones included), with its
+    /// start time.
+    pub fn descendants(root: i32) -> Vec<(i32, u64)> {
+        let all = processes();
+        let mut found: Vec<(i32, u64)> = Vec::new();
+        let mut parents = vec![root];
+        while let Some(parent) = parents.pop() {
+            for p in all.iter().filter(|p| p.ppid == parent) {
+                if !found.iter().any(|f| f.0 == p.pid) {
+                    found.push((p.pid, p.start));
+                    parents.push(p.pid);
+                }
+            }
+        }
+        found
+    }
+
+    static SUBREAPER: Once = Once::new();
+
+    /// Makes this process the subreaper of its descendants (once): an orphan below it is
+    /// reparented here instead of to init, so it stays visible and is reaped here.
+    pub fn become_subreaper() {
+        SUBREAPER.call_once(|| {
+            // SAFETY: plain prctl; failure (an old kernel) leaves the other measures.
+            unsafe {
+                libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+            }
+        });
+    }
+
+    /// Kills every seen descendant that is still the process seen, and kills and reaps the
+    /// orphans reparented to this process since the child started: those seen, the ended
+    /// group's members, and those that left this process's session (`setsid`; nothing of the
+    /// harness's own does).
+    pub fn finish(group: i32, seen: &[(i32, u64)], child_start: u64) {
+        // SAFETY: plain syscalls.
+        let (me, my_sid) = unsafe { (libc::getpid(), libc::getsid(0)) };
+        for &(pid, start) in seen {
+            if stat(pid).is_some_and(|p| p.start == start) {
+                // SAFETY: the process seen below the child, checked by its start time.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
+        }
+        for p in processes() {
+            let ours =
+                seen.contains(&(p.pid, p.start)) || p.pgrp == group || (p.sid != my_sid && p.start >= child_start);
+            if p.ppid == me && ours {
+                // SAFETY: a child of this process (reparented here): killed, reaped by pid.
+                unsafe {
+                    libc::kill(p.pid, libc::SIGKILL);
+                    libc::waitpid(p.pid, std::ptr::null_mut(), 0);
+                }
+            }
+        }
+    }
+}
+
+/// `spawn`, retried while it fails with "text file busy": the binary's private copy was just
+/// written, and a fork by another thread of this process can hold a copy of the (close-on-exec)
+/// write descriptor until that child execs.
+fn spawn_retrying(command: &mut Command) -> std::io::Result<std::process::Child> {
+    let mut attempt = 0u32;
+    loop {
+        match command.spawn() {
+            #[cfg(unix)]
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && attempt < 100 => {
+                attempt += 1;
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// Runs the child to its end or its timeout; on timeout (or an interrupt) its whole process
@@ -109,37 +290,56 @@ pub fn run_child(run: &ChildRun) -> std::io::Result<ChildEnd> {
     };
     // A relative program path would be resolved against the child's working directory.
     let program = std::path::absolute(run.program)?;
-    let mut command = Command::new(program);
+    let mut command = Command::new(&program);
+    // The child sees exactly `run.env` (every variable of which is in the point's key).
     command
         .args(&run.args)
         .current_dir(run.cwd)
+        .env_clear()
         .envs(run.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(stdout)
         .stderr(stderr);
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let mut child = command.spawn()?;
+    #[cfg(target_os = "linux")]
+    linux::become_subreaper();
+    let mut child = spawn_retrying(&mut command)?;
+    #[cfg(feature = "test-support")]
+    SPAWNED.lock().unwrap_or_else(|e| e.into_inner()).push((program.clone(), run.cwd.to_path_buf()));
     let start = Instant::now();
     // Poll with a growing interval: short points finish within a millisecond or two, long
     // ones are not polled needlessly often.
     let mut pause = Duration::from_micros(200);
+    let mut seen = Seen::started(child.id());
+    let mut looked = Instant::now();
     loop {
         if let Some(status) = child.try_wait()? {
+            // Background children of a child that exited are killed too.
+            sweep(child.id(), &mut seen);
             return Ok(ChildEnd::Exited(status));
         }
         if interrupted() {
-            kill_group(&mut child);
+            kill_group(&mut child, &mut seen);
             return Ok(ChildEnd::Interrupted);
         }
         if start.elapsed() >= run.timeout {
-            kill_group(&mut child);
+            kill_group(&mut child, &mut seen);
             return Ok(ChildEnd::TimedOut);
+        }
+        if looked.elapsed() >= LOOK_EVERY {
+            seen.look(child.id());
+            looked = Instant::now();
         }
         std::thread::sleep(pause.min(run.timeout.saturating_sub(start.elapsed())));
         pause = (pause * 2).min(Duration::from_millis(20));
     }
 }
+
+/// (program, working directory) of every child started in this process: what tests read to
+/// check where each binary ran.
+#[cfg(feature = "test-support")]
+pub static SPAWNED: Mutex<Vec<(PathBuf, PathBuf)>> = Mutex::new(Vec::new());
 
 /// How much of one stderr line a failure carries.
 pub const TAIL_LINE_BYTES: usize = 300;

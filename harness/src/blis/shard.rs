@@ -45,7 +45,8 @@ mod tests {
     #[test]
     fn every_key_has_exactly_one_owner() {
         for k in 0..200u32 {
-            let key = super::super::cache::key("d", "s", "v", &k.to_string(), 0);
+            let inputs = super::super::cache::KeyInputs { workload: k.to_string(), ..Default::default() };
+            let key = inputs.key();
             let owners = (1..=3).filter(|i| Shard { index: *i, count: 3 }.owns(&key)).count();
             assert_eq!(owners, 1);
         }

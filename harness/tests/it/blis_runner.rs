@@ -184,7 +184,7 @@ fn failures_are_not_cached() {
     let failed = run(&points, &with_mode(checkout.options(Some(cache_dir.path())), "exit1", ""));
     assert!(failed.outcomes[0].result.is_err());
     let again = run(&points, &checkout.options(Some(cache_dir.path())));
-    assert!(again.outcomes[0].result.is_ok() && !again.outcomes[0].cached);
+    assert!(again.outcomes[0].result.is_ok() && !again.outcomes[0].cached, "{:?}", again.outcomes[0].result);
 }
 
 #[test]
@@ -196,9 +196,9 @@ fn a_corrupt_cache_entry_is_recomputed_not_trusted() {
     let cold = run(&points, &opts);
     let entry = blis::Cache::new(cache_dir.path()).entry_path(&cold.outcomes[0].key);
     let text = std::fs::read_to_string(&entry).unwrap();
-    // A plausible-looking lie: the TPOT digit changed, the checksum left alone.
-    let tpot = cold.outcomes[0].result.as_ref().unwrap().tpot_ms;
-    let lie = text.replace(&format!("{tpot:?}"), &format!("{:?}", tpot * 2.0));
+    // A plausible-looking lie: one request's ITL changed (a digit put in front), the
+    // checksum left alone.
+    let lie = text.replacen("\\\"itl_ms\\\":", "\\\"itl_ms\\\":1", 1);
     assert_ne!(lie, text);
     std::fs::write(&entry, lie).unwrap();
     let warm = run(&points, &opts);
@@ -272,9 +272,9 @@ fn merging_conflicting_entries_for_one_key_is_an_error() {
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let report = run(std::slice::from_ref(&p), &checkout.options(Some(a.path())));
     let key = &report.outcomes[0].key;
-    let mut other = report.outcomes[0].result.clone().unwrap();
-    other.tpot_ms += 1.0;
-    blis::Cache::new(b.path()).put(key, &other).unwrap();
+    let cache::Lookup::Hit(mut other) = blis::Cache::new(a.path()).get(key) else { panic!("stored") };
+    other.file.requests[0].itl_ms += 1.0;
+    blis::Cache::new(b.path()).put(key, &other.file, &other.metrics_sha256).unwrap();
     let into = tempfile::tempdir().unwrap();
     let err = cache::merge(&[a.path().to_path_buf(), b.path().to_path_buf()], into.path()).unwrap_err();
     assert!(err.to_string().contains("conflicting entries"), "{err}");
