@@ -36,6 +36,15 @@
 //! - `BLIS_DOUBLE_MODE=grandchild`: starts `sleep 1000` (or `sleep $BLIS_DOUBLE_SLEEP`), then
 //!   hangs (the timeout must kill both).
 //! - `BLIS_DOUBLE_MODE=huge_stderr`: writes one 50 MB stderr line, exits 1.
+//! - `BLIS_DOUBLE_MODE=fifo_metrics`: leaves a FIFO at the metrics path, exits 0.
+//! - `BLIS_DOUBLE_MODE=devzero_metrics`: leaves a symlink to `/dev/zero` there, exits 0.
+//! - `BLIS_DOUBLE_MODE=huge_metrics`: leaves a sparse file of `BLIS_DOUBLE_BYTES` there, exits 0.
+//! - `BLIS_DOUBLE_MODE=background`: starts `sleep $BLIS_DOUBLE_SLEEP` in the background, then
+//!   writes its metrics and exits 0 (the child's end must take the sleep too).
+//! - `BLIS_DOUBLE_MODE=setsid`: the same with `setsid sleep ...` (a new session and group);
+//!   `setsid_hang`: starts that, then hangs (the timeout must take it).
+//! - `BLIS_DOUBLE_CWD_LOG=FILE`: appends the working directory to FILE (where the child ran).
+//! - `BLIS_DOUBLE_ENV_LOG=FILE`: writes every variable of its environment to FILE.
 //! - `BLIS_DOUBLE_ONLY=TEXT`: apply the mode only when the scenario (or model) contains TEXT.
 //!
 //! A knob for the baseline comparison (`--baseline-blis`, docs/baseline.md):
@@ -620,6 +629,46 @@ fn run(args: &Args, mode: &str) -> Result<(), String> {
         Source::Flags { engine, .. } => Engine { ..*engine },
     };
     let workload = read_workload(&args.workload_spec, args.seed)?;
+    if let Ok(log) = std::env::var("BLIS_DOUBLE_CWD_LOG") {
+        use std::io::Write;
+        let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&log).map_err(|e| e.to_string())?;
+        writeln!(f, "{}", cwd.display()).map_err(|e| e.to_string())?;
+    }
+    if let Ok(log) = std::env::var("BLIS_DOUBLE_ENV_LOG") {
+        let names: Vec<String> = std::env::vars_os().map(|(k, _)| k.to_string_lossy().into_owned()).collect();
+        std::fs::write(&log, names.join("\n")).map_err(|e| e.to_string())?;
+    }
+    let sleep_secs = || std::env::var("BLIS_DOUBLE_SLEEP").unwrap_or_else(|_| "1000".into());
+    match mode {
+        "fifo_metrics" => {
+            let ok =
+                std::process::Command::new("mkfifo").arg(&args.metrics_path).status().map_err(|e| e.to_string())?;
+            return if ok.success() { Ok(()) } else { Err("mkfifo failed".into()) };
+        }
+        "devzero_metrics" => {
+            return std::os::unix::fs::symlink("/dev/zero", &args.metrics_path).map_err(|e| e.to_string());
+        }
+        "huge_metrics" => {
+            let bytes: u64 = std::env::var("BLIS_DOUBLE_BYTES").ok().and_then(|b| b.parse().ok()).unwrap_or(1 << 30);
+            let f = std::fs::File::create(&args.metrics_path).map_err(|e| e.to_string())?;
+            return f.set_len(bytes).map_err(|e| e.to_string());
+        }
+        "background" => {
+            std::process::Command::new("sleep").arg(sleep_secs()).spawn().map_err(|e| e.to_string())?;
+        }
+        "setsid" | "setsid_hang" => {
+            std::process::Command::new("setsid").arg("sleep").arg(sleep_secs()).spawn().map_err(|e| e.to_string())?;
+            // Let it detach before this process goes on (and, for `setsid`, exits).
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            if mode == "setsid_hang" {
+                loop {
+                    std::thread::sleep(std::time::Duration::from_secs(3600));
+                }
+            }
+        }
+        _ => {}
+    }
     match mode {
         "exit1" => {
             eprintln!("blis-double: loading {}", args.name());

@@ -206,3 +206,116 @@ fn per_request_vectors_without_a_replay_route_are_not_modelled() {
         assert!(f.reason.contains("need TraceV2 replay"), "{}", f.reason);
     }
 }
+
+/// A unique sleep length: no other process on the machine has it on its command line.
+fn unique_secs() -> String {
+    format!("1000.{}{}", std::process::id(), std::time::UNIX_EPOCH.elapsed().unwrap().subsec_nanos())
+}
+
+/// Kills what a test found (so a failing test leaves nothing) and says whether it found any.
+fn leftovers(secs: &str) -> Vec<i32> {
+    std::thread::sleep(Duration::from_millis(200));
+    let found = processes_with(secs);
+    for pid in &found {
+        let _ = std::process::Command::new("kill").arg("-9").arg(pid.to_string()).status();
+    }
+    found
+}
+
+#[test]
+fn background_children_of_a_binary_that_exits_normally_are_killed() {
+    let checkout = Checkout::new();
+    let mut opts = with_mode(checkout.options(None), "background", "");
+    let secs = unique_secs();
+    opts.child_env.push(("BLIS_DOUBLE_SLEEP".into(), secs.clone()));
+    let o = one(&opts, point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0));
+    assert!(o.result.is_ok(), "{:?}", o.result);
+    let orphans = leftovers(&secs);
+    assert!(orphans.is_empty(), "orphaned `sleep {secs}`: {orphans:?}");
+}
+
+#[test]
+fn a_setsid_child_is_killed_after_a_normal_exit_and_after_a_timeout() {
+    let checkout = Checkout::new();
+    for (mode, timeout) in [("setsid", 60), ("setsid_hang", 2)] {
+        let mut opts = with_mode(checkout.options(None), mode, "");
+        let secs = unique_secs();
+        opts.child_env.push(("BLIS_DOUBLE_SLEEP".into(), secs.clone()));
+        opts.timeout = Duration::from_secs(timeout);
+        let o = one(&opts, point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0));
+        assert_eq!(o.result.is_ok(), mode == "setsid", "{mode}: {:?}", o.result);
+        let orphans = leftovers(&secs);
+        assert!(orphans.is_empty(), "{mode}: the setsid `sleep {secs}` survived: {orphans:?}");
+    }
+}
+
+/// Runs one point on a thread and waits at most `limit` for it: a hang fails the test rather
+/// than holding it forever.
+fn within(limit: Duration, opts: harness::blis::RunOptions, p: harness::blis::PointSpec) -> PointOutcome {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(one(&opts, p));
+    });
+    rx.recv_timeout(limit).unwrap_or_else(|_| panic!("the point did not end within {limit:?}"))
+}
+
+#[test]
+fn a_fifo_a_device_or_an_oversized_file_at_the_metrics_path_fails_the_point_quickly() {
+    let checkout = Checkout::new();
+    let bytes = (harness::blis::MAX_METRICS_BYTES + 1).to_string();
+    for (mode, says) in [
+        ("fifo_metrics", "a FIFO, not a regular file"),
+        ("devzero_metrics", "a symlink, not a regular file"),
+        ("huge_metrics", "more than the 67108864 allowed"),
+    ] {
+        let mut opts = with_mode(checkout.options(None), mode, "");
+        opts.child_env.push(("BLIS_DOUBLE_BYTES".into(), bytes.clone()));
+        // The point's own timeout does not apply once the child has exited.
+        opts.timeout = Duration::from_secs(600);
+        let o = within(Duration::from_secs(60), opts, point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0));
+        let f = o.result.unwrap_err();
+        assert_eq!(f.kind, FailureKind::Metrics, "{mode}");
+        assert!(f.reason.contains(says), "{mode}: {}", f.reason);
+    }
+}
+
+#[test]
+fn the_child_sees_only_its_stated_environment() {
+    let checkout = Checkout::new();
+    let log = checkout.path("env.log");
+    let mut opts = checkout.options(None);
+    opts.child_env.push(("BLIS_DOUBLE_ENV_LOG".into(), log.display().to_string()));
+    let o = one(&opts, point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0));
+    assert!(o.result.is_ok(), "{:?}", o.result);
+    let mut names: Vec<String> = std::fs::read_to_string(&log).unwrap().lines().map(str::to_string).collect();
+    names.sort();
+    let mut expected: Vec<String> = opts.child_environment().into_iter().map(|(k, _)| k).collect();
+    expected.sort();
+    // This process has PATH and HOME (cargo sets more): none of it reaches the child.
+    assert!(std::env::var_os("PATH").is_some());
+    assert_eq!(names, expected);
+}
+
+#[test]
+fn a_binary_replaced_during_the_run_changes_nothing_that_run_runs() {
+    let checkout = Checkout::new();
+    let script = checkout.path("blis");
+    // Its first run breaks the file at the path it was started from: a rebuild mid-run.
+    let text = format!(
+        "#!/bin/sh\nprintf '#!/bin/sh\\nexit 3\\n' > '{}'\nexec '{}' \"$@\"\n",
+        script.display(),
+        blis_support::double().display()
+    );
+    std::fs::write(&script, &text).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut opts = checkout.options(None);
+    opts.binary = script.clone();
+    opts.workers = 1;
+    let points: Vec<_> = [1, 2, 4].iter().map(|c| point(checkout.scenario("synthetic-h100-vllm-tp2"), *c, 0)).collect();
+    let report = run_points(&points, &opts).unwrap();
+    for o in &report.outcomes {
+        assert!(o.result.is_ok(), "{}: {:?}", o.label, o.result);
+    }
+    assert_ne!(std::fs::read_to_string(&script).unwrap(), text, "the script did replace itself");
+}

@@ -311,3 +311,189 @@ fn the_determinism_figure_passes_with_the_double_and_is_refused_without_a_binary
         other => panic!("expected a refusal, got {other:?}"),
     }
 }
+
+/// `summarize` with the warm-up cut at 3N completions instead of 2N.
+fn summarize_3n(file: &blis::metrics::MetricsFile, c: u32, expected: u64) -> anyhow::Result<blis::PointMetrics> {
+    blis::metrics::summarize_with_warmup(file, c, expected, 3)
+}
+
+#[test]
+fn a_changed_summarizer_moves_the_figures_on_a_warm_cache() {
+    let checkout = Checkout::new();
+    let cache_dir = tempfile::tempdir().unwrap();
+    let points = sweeps(&checkout);
+    let opts = checkout.options(Some(cache_dir.path()));
+    let cold = run(&points, &opts);
+    let mut changed = opts.clone();
+    changed.summarize = summarize_3n;
+    let warm = run(&points, &changed);
+    assert_eq!(warm.summary.cached, points.len(), "served from the cache");
+    let moved = warm.outcomes.iter().zip(&cold.outcomes).filter(|(w, c)| w.result != c.result).count();
+    assert!(moved > 0, "a 3N warm-up cut moved no figure");
+    // Exactly what a fresh run with that summarizer computes.
+    let mut fresh = changed.clone();
+    fresh.cache = CacheMode::Off;
+    assert_eq!(render_outcomes(&warm.outcomes), render_outcomes(&run(&points, &fresh).outcomes));
+}
+
+#[test]
+fn an_old_format_entry_is_recomputed_and_counted_never_an_error() {
+    let checkout = Checkout::new();
+    let cache_dir = tempfile::tempdir().unwrap();
+    let points = vec![point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0)];
+    let opts = checkout.options(Some(cache_dir.path()));
+    let cold = run(&points, &opts);
+    let key = &cold.outcomes[0].key;
+    let entry = blis::Cache::new(cache_dir.path()).entry_path(key);
+    // A format-1 entry (the summary, not the record) under the same key.
+    let old = format!(
+        "{{\"format\": \"blis-repro-point-cache/1\", \"key\": \"{key}\", \"metrics\": \"{{}}\", \"checksum\": \"00\"}}\n"
+    );
+    std::fs::write(&entry, old).unwrap();
+    let stats = cache::stats(cache_dir.path()).unwrap();
+    assert_eq!((stats.entries, stats.old_format, stats.corrupt.len()), (1, 1, 0));
+    let warm = run(&points, &opts);
+    assert!(!warm.outcomes[0].cached);
+    assert_eq!((warm.summary.recomputed_old_format, warm.summary.recomputed_corrupt), (1, 0));
+    assert_eq!(warm.outcomes[0].result, cold.outcomes[0].result);
+    assert!(run(&points, &opts).outcomes[0].cached, "rewritten in the current format");
+}
+
+#[test]
+fn a_stored_record_the_summarizer_refuses_is_recomputed_not_served() {
+    let checkout = Checkout::new();
+    let cache_dir = tempfile::tempdir().unwrap();
+    let points = vec![point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0)];
+    let opts = checkout.options(Some(cache_dir.path()));
+    let cold = run(&points, &opts);
+    let key = &cold.outcomes[0].key;
+    // A checksummed entry whose record says nothing completed: no run of ours stores that.
+    let empty = blis::metrics::parse(
+        r#"{"completed_requests": 0, "injected_requests": 24, "still_queued": 0, "still_running": 0,
+            "timed_out_requests": 0, "dropped_unservable": 0, "length_capped_requests": 0}"#,
+    )
+    .unwrap();
+    let c = blis::Cache::new(cache_dir.path());
+    c.put(key, &empty, "00").unwrap();
+    let warm = run(&points, &opts);
+    assert!(!warm.outcomes[0].cached);
+    assert_eq!(warm.summary.recomputed_corrupt, 1);
+    assert_eq!(warm.outcomes[0].result, cold.outcomes[0].result);
+}
+
+#[test]
+fn every_tree_of_the_scenario_dialect_is_in_the_key() {
+    let checkout = Checkout::new();
+    let cache_dir = tempfile::tempdir().unwrap();
+    let points = vec![point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0)];
+    let opts = checkout.options(Some(cache_dir.path()));
+    let first = run(&points, &opts);
+    let names: Vec<&str> = first.outcomes[0].key_files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["catalog tree", "registry tree"]);
+    for (tree, file) in [("catalog", "gpu.yaml"), ("registry", "model.yaml")] {
+        std::fs::write(checkout.path(tree).join(file), "changed: true\n").unwrap();
+        let after = run(&points, &opts);
+        assert_eq!(after.summary.cached, 0, "a changed {tree} tree must miss");
+        assert_ne!(after.outcomes[0].key, first.outcomes[0].key);
+    }
+    assert_eq!(run(&points, &opts).summary.cached, 1);
+}
+
+#[test]
+fn every_release_file_and_the_whole_model_config_folder_are_in_the_key() {
+    let checkout = Checkout::new();
+    let cache_dir = tempfile::tempdir().unwrap();
+    let points = vec![point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0)];
+    let opts = checkout.flag_options(Some(cache_dir.path()));
+    let first = run(&points, &opts);
+    let names: Vec<&str> = first.outcomes[0].key_files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["hardware_config.json", "defaults.yaml", "model_configs/synthetic-model"]);
+    let root = checkout.dir.path();
+    let edits: [(&str, &str); 3] = [
+        ("hardware_config.json", r#"{"H100": {"MemoryGiB": 81.0}, "L40S": {"MemoryGiB": 48.0}}"#),
+        ("defaults.yaml", "defaults:\n  acme/synthetic-model:\n    GPU: H100\n    TP: 2\n"),
+        ("model_configs/synthetic-model/tokenizer_config.json", "{}"),
+    ];
+    let mut keys = vec![first.outcomes[0].key.clone()];
+    for (file, text) in edits {
+        std::fs::write(root.join(file), text).unwrap();
+        let after = run(&points, &opts);
+        assert_eq!(after.summary.cached, 0, "a changed {file} must miss");
+        assert!(!keys.contains(&after.outcomes[0].key));
+        keys.push(after.outcomes[0].key.clone());
+    }
+}
+
+#[test]
+fn a_variable_that_reaches_the_child_is_in_the_key() {
+    let checkout = Checkout::new();
+    let cache_dir = tempfile::tempdir().unwrap();
+    let points = vec![point(checkout.scenario("synthetic-h100-vllm-tp2"), 4, 0)];
+    let opts = checkout.options(Some(cache_dir.path()));
+    let plain = run(&points, &opts);
+    let mut slow = opts.clone();
+    slow.child_env.push(("BLIS_DOUBLE_SLOWDOWN".into(), "1".into()));
+    let slowed = run(&points, &slow);
+    assert_eq!(slowed.summary.cached, 0);
+    assert_ne!(slowed.outcomes[0].result, plain.outcomes[0].result, "the knob changes the answer");
+}
+
+#[test]
+fn a_cache_that_cannot_store_keeps_every_computed_point() {
+    let checkout = Checkout::new();
+    let cache_dir = tempfile::tempdir().unwrap();
+    // A file at every shard folder's name: no entry can be written (root ignores permissions).
+    for i in 0..=255u8 {
+        std::fs::write(cache_dir.path().join(format!("{i:02x}")), "").unwrap();
+    }
+    let points = sweeps(&checkout);
+    let report = run(&points, &checkout.options(Some(cache_dir.path())));
+    assert_eq!(report.summary.failed, 0, "{}", render_outcomes(&report.outcomes));
+    assert_eq!(report.summary.ran, points.len());
+    assert_eq!(report.summary.not_stored, points.len());
+    let uncached = run(&points, &checkout.options(None));
+    assert_eq!(render_outcomes(&report.outcomes), render_outcomes(&uncached.outcomes));
+}
+
+#[test]
+fn cache_stats_and_merge_refuse_a_folder_that_is_not_there_and_count_a_directory_entry_as_corrupt() {
+    let missing = PathBuf::from("/nonexistent/blis-cache-typo");
+    assert!(cache::stats(&missing).unwrap_err().to_string().contains("not a cache directory"));
+    let into = tempfile::tempdir().unwrap();
+    assert!(cache::merge(&[missing], into.path()).unwrap_err().to_string().contains("not a cache directory"));
+    let dir = tempfile::tempdir().unwrap();
+    let key = "ab".repeat(32);
+    std::fs::create_dir_all(dir.path().join("ab").join(format!("{key}.json"))).unwrap();
+    let stats = cache::stats(dir.path()).unwrap();
+    assert_eq!((stats.entries, stats.corrupt.len()), (1, 1));
+}
+
+#[test]
+fn the_baseline_runs_from_its_own_root_with_its_own_files_in_its_key() {
+    let (a, b) = (Checkout::new(), Checkout::new());
+    let candidate = a.flag_options(None);
+    let _ = b.flag_options(None);
+    // The baseline's release has its own hardware_config.json; its binary lies in its root.
+    std::fs::write(b.dir.path().join("hardware_config.json"), r#"{"H100": {"MemoryGiB": 94.0}}"#).unwrap();
+    let baseline_bin = b.dir.path().join("blis");
+    std::fs::copy(blis_support::double(), &baseline_bin).unwrap();
+    let log = tempfile::tempdir().unwrap();
+    let mut candidate = candidate;
+    candidate.child_env.push(("BLIS_DOUBLE_CWD_LOG".into(), log.path().join("cwd").display().to_string()));
+    let baseline = candidate.for_binary(baseline_bin);
+    let p = point(a.scenario("synthetic-h100-vllm-tp2"), 1, 0);
+    let mut seen = Vec::new();
+    for (opts, root) in [(&candidate, a.dir.path()), (&baseline, b.dir.path())] {
+        let o = run(std::slice::from_ref(&p), opts).outcomes.remove(0);
+        assert!(o.result.is_ok(), "{:?}", o.result);
+        let root = std::fs::canonicalize(root).unwrap();
+        assert_eq!(std::fs::canonicalize(&o.cwd).unwrap(), root);
+        let cwd = std::fs::read_to_string(log.path().join("cwd")).unwrap();
+        assert_eq!(cwd.lines().last().map(PathBuf::from), Some(root.clone()), "where the child ran");
+        let hw = o.key_files.iter().find(|f| f.name == "hardware_config.json").unwrap();
+        assert_eq!(std::fs::canonicalize(&hw.source).unwrap(), root.join("hardware_config.json"));
+        seen.push((o.key, hw.sha256.clone()));
+    }
+    assert_ne!(seen[0].1, seen[1].1, "each release's own hardware_config.json");
+    assert_ne!(seen[0].0, seen[1].0);
+}
