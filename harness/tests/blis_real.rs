@@ -42,7 +42,7 @@ fn main() {
     for (name, spec, accepted) in blis_support::spec_parity_cases() {
         tests.push((format!("real/spec-parity/{name}"), Box::new(move |bin: &Path| spec_parity(bin, &spec, accepted))));
     }
-    let trials = tests
+    let trials: Vec<Trial> = tests
         .into_iter()
         .map(|(name, test)| match &binary {
             Some(bin) => {
@@ -62,7 +62,74 @@ fn main() {
             None => Trial::test(name, || Ok(())).with_ignored_flag(true).with_kind(format!("needs {VAR}")),
         })
         .collect();
+    let mut trials = trials;
+    trials.push(releases_trial(ci));
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// The folder of unpacked releases (`<dir>/<tag>/blis` beside its release files).
+const RELEASES_VAR: &str = "BLIS_RELEASES_DIR";
+const RELEASES_TRIAL: &str = "real/baseline/two-releases-each-from-its-own-root";
+const TWO_RELEASES: [&str; 2] = ["v0.7.12", "v0.7.13"];
+
+fn releases_trial(ci: bool) -> Trial {
+    match std::env::var_os(RELEASES_VAR).filter(|v| !v.is_empty()).map(PathBuf::from) {
+        Some(dir) => Trial::test(RELEASES_TRIAL, move || two_releases_each_from_its_own_root(&dir)),
+        None if ci => Trial::test(RELEASES_TRIAL, || {
+            Err(format!("CI=true: {RELEASES_VAR} must name the folder of unpacked releases (/work/releases)").into())
+        }),
+        None => Trial::test(RELEASES_TRIAL, || Ok(()))
+            .with_ignored_flag(true)
+            .with_kind(format!("needs {RELEASES_VAR} (unpacked {} and {})", TWO_RELEASES[0], TWO_RELEASES[1])),
+    }
+}
+
+/// `--baseline-blis` between two real releases: the baseline's options (`for_binary`, as
+/// `baseline::compare_with_inputs` builds them) run its binary from its own folder, every child
+/// of each release starts there, and each point's key holds that release's own files.
+fn two_releases_each_from_its_own_root(dir: &Path) -> Result<(), Failed> {
+    let [a, b] = TWO_RELEASES.map(|tag| dir.join(tag).join("blis"));
+    let s = setup(&a);
+    let p = llama_point(&s);
+    let candidate = s.opts.clone();
+    let baseline = candidate.for_binary(b.clone());
+    let spawned_in = |root: &Path| {
+        let log = blis::pool::SPAWNED.lock().unwrap_or_else(|e| e.into_inner());
+        log.iter().filter(|(_, cwd)| cwd == root).count()
+    };
+    let mut keys = Vec::new();
+    for (opts, bin, other) in [(&candidate, &a, &b), (&baseline, &b, &a)] {
+        let (own, other) = (std::fs::canonicalize(root(bin))?, std::fs::canonicalize(root(other))?);
+        let before = (spawned_in(&own), spawned_in(&other));
+        let o = run_points(std::slice::from_ref(&p), opts)?.outcomes.remove(0);
+        o.result.as_ref().map_err(|f| fail(format!("{}: {:?}: {}", bin.display(), f.kind, f.reason)))?;
+        if std::fs::canonicalize(&o.cwd)? != own {
+            return Err(fail(format!("{} ran in {}", bin.display(), o.cwd.display())));
+        }
+        let after = (spawned_in(&own), spawned_in(&other));
+        if after.0 <= before.0 || after.1 != before.1 {
+            return Err(fail(format!("{}: children started in its root {before:?} -> {after:?}", bin.display())));
+        }
+        for name in ["hardware_config.json", "defaults.yaml", "model_configs/llama-3.1-70b-instruct"] {
+            let f = o.key_files.iter().find(|f| f.name == name).ok_or_else(|| fail(format!("{name} not keyed")))?;
+            if !std::fs::canonicalize(&f.source)?.starts_with(&own) {
+                return Err(fail(format!("{name} keyed from {}, not {}", f.source.display(), own.display())));
+            }
+            let expected = if name.starts_with("model_configs/") {
+                blis::cache::tree_sha256(&own.join(name))?
+            } else {
+                sha(&std::fs::read(own.join(name))?)
+            };
+            if f.sha256 != expected {
+                return Err(fail(format!("{name}: keyed {} but {} holds {expected}", f.sha256, own.display())));
+            }
+        }
+        keys.push(o.key);
+    }
+    if keys[0] == keys[1] {
+        return Err(fail("two releases gave one key"));
+    }
+    Ok(())
 }
 
 const RELEASE_TRIAL: &str = "real/figures/blis-release-f90a1e3a";

@@ -5,7 +5,9 @@
 //! such as inference-sim at f90a1e3a, take the deployment as flags (`--model --hardware --tp
 //! --max-num-seqs --max-num-batched-tokens --block-size-in-tokens`, with the model's
 //! `config.json` found under `model_configs/` of the working directory; `cmd/root.go`). The
-//! dialect is read from `blis run --help`, once per binary (keyed by its SHA-256 and the
+//! releases v0.7.x name two of those flags `--max-num-running-reqs` and
+//! `--max-num-scheduled-tokens` (same settings, same help text); the names the help lists are
+//! the names passed. The dialect is read from `blis run --help`, once per binary (keyed by its SHA-256 and the
 //! environment the harness gives it) per process.
 //!
 //! For the flag dialect the deployment comes from the committed scenario file (model,
@@ -45,6 +47,25 @@ impl Dialect {
 const SCENARIO_FLAGS: [&str; 4] = ["--scenario", "--scenarios", "--catalog", "--registry"];
 const DEPLOYMENT_FLAGS: [&str; 6] =
     ["--model", "--hardware", "--tp", "--max-num-seqs", "--max-num-batched-tokens", "--block-size-in-tokens"];
+
+/// The engine-limit flags under the names releases before f90a1e3a give them (v0.7.x: the same
+/// settings, "Maximum number of requests running together" and "Maximum total number of new
+/// tokens across running requests", renamed for vLLM parity later), by the current name.
+const EARLIER_NAMES: [(&str, &str); 2] =
+    [("--max-num-seqs", "--max-num-running-reqs"), ("--max-num-batched-tokens", "--max-num-scheduled-tokens")];
+
+/// The name this release's help lists for `flag` (the current one, else its earlier name).
+fn spelled(flag: &'static str, listed: &[String]) -> &'static str {
+    if listed.iter().any(|f| f == flag) {
+        return flag;
+    }
+    EARLIER_NAMES
+        .iter()
+        .find(|(now, _)| *now == flag)
+        .map(|(_, then)| *then)
+        .filter(|then| listed.iter().any(|f| f == then))
+        .unwrap_or(flag)
+}
 const COMMON_FLAGS: [&str; 5] = ["--workload-spec", "--seed", "--metrics-path", "--timeout", "--log"];
 
 /// The flag names a help text lists (`--name`, as the first word of an option line).
@@ -73,7 +94,7 @@ pub fn from_help(help: &str) -> Result<Dialect, String> {
     if SCENARIO_FLAGS.iter().all(has) {
         return Ok(Dialect::Scenario);
     }
-    if DEPLOYMENT_FLAGS.iter().all(has) {
+    if DEPLOYMENT_FLAGS.iter().all(|f| has(&spelled(f, &flags))) {
         return Ok(Dialect::Flags);
     }
     Err(format!(
@@ -233,6 +254,8 @@ pub struct FlagDeployment {
     pub model_config_folder: String,
     pub hardware: String,
     pub tp: u64,
+    /// The release's names for `--max-num-seqs` and `--max-num-batched-tokens`.
+    pub limit_flags: [&'static str; 2],
     /// Further scenario settings passed as flags the release lists (`--max-model-len`, ...).
     pub optional: Vec<(String, String)>,
     /// Scenario settings the release has no flag for, as `key: value`.
@@ -253,9 +276,9 @@ impl FlagDeployment {
             self.tp.to_string(),
             "--model-config-folder".into(),
             self.model_config_folder.clone(),
-            "--max-num-seqs".into(),
+            self.limit_flags[0].into(),
             engine.max_num_seqs.to_string(),
-            "--max-num-batched-tokens".into(),
+            self.limit_flags[1].into(),
             engine.max_num_batched_tokens.to_string(),
             "--block-size-in-tokens".into(),
             engine.block_size.to_string(),
@@ -372,6 +395,7 @@ pub fn flag_deployment(
         model_config_folder: folder,
         hardware: gpu.clone(),
         tp,
+        limit_flags: [spelled("--max-num-seqs", &release.flags), spelled("--max-num-batched-tokens", &release.flags)],
         optional,
         unexpressed,
         key_files,
@@ -390,6 +414,12 @@ mod tests {
         let scenario =
             format!("{common}  --scenario string\n  --scenarios string\n  --catalog string\n  --registry string\n");
         assert_eq!(from_help(&flags), Ok(Dialect::Flags));
+        let earlier = flags
+            .replace("--max-num-seqs", "--max-num-running-reqs")
+            .replace("--max-num-batched-tokens", "--max-num-scheduled-tokens");
+        assert_eq!(from_help(&earlier), Ok(Dialect::Flags));
+        assert_eq!(spelled("--max-num-seqs", &listed_flags(&earlier)), "--max-num-running-reqs");
+        assert_eq!(spelled("--max-num-seqs", &listed_flags(&flags)), "--max-num-seqs");
         assert_eq!(from_help(&scenario), Ok(Dialect::Scenario));
         assert!(from_help(common).unwrap_err().contains("neither"));
         assert!(from_help("usage: nothing").unwrap_err().contains("--workload-spec"));
