@@ -26,8 +26,9 @@ pub struct RunArgs {
     /// The point cache [default: target-cache/blis]
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// Run only the points whose content key falls in shard I of N (1-based)
-    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    /// Run only the points whose content key falls in shard I of N (1-based); its points are
+    /// for `cache merge`, so not with --no-cache
+    #[arg(long, value_name = "I/N", value_parser = parse_shard, conflicts_with = "no_cache")]
     pub shard: Option<Shard>,
     /// Per-point progress lines on stderr [default: auto = lines on a terminal, else failures only]
     #[arg(long, value_enum, default_value_t = Progress::Auto)]
@@ -66,10 +67,10 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
 }
 
 impl RunArgs {
-    /// `--report-json FILE`: the point records, written atomically.
+    /// `--report-json FILE`: the point records, written atomically (`-`: stdout).
     pub fn write_report(&self, opts: &RunOptions, outcomes: &[blis::PointOutcome]) -> Result<(), TaskError> {
         if let Some(path) = &self.report_json {
-            harness::atomic::write(path, blis::outcomes_json(&opts.binary, outcomes).as_bytes())?;
+            harness::atomic::write_report(path, blis::outcomes_json(&opts.binary, outcomes).as_bytes())?;
         }
         Ok(())
     }

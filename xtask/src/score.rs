@@ -30,7 +30,8 @@ pub struct Args {
     pub inputs: InputArgs,
     /// Compare the --blis candidate with this baseline `blis` (the release it replaces) on the
     /// same points; exit 1 when a figure `baseline_rule` holds is worse (docs/baseline.md).
-    #[arg(long, value_name = "PATH", value_parser = parse_path)]
+    /// Not with --shard: a shard's comparison would compare nothing.
+    #[arg(long, value_name = "PATH", value_parser = parse_path, conflicts_with = "shard")]
     pub baseline_blis: Option<PathBuf>,
     /// How the BLIS arm runs when --blis is given (docs/blis-arm.md).
     #[command(flatten)]
@@ -107,8 +108,10 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
     }
     if let Some(file) = &args.report_html {
         let html = harness::report_html::for_score(&scored, &corpora, &arms, Vec::new());
-        harness::atomic::write(file, html.as_bytes())?;
-        eprintln!("HTML report written to {}", file.display());
+        harness::atomic::write_report(file, html.as_bytes())?;
+        if file.as_os_str() != "-" {
+            eprintln!("HTML report written to {}", file.display());
+        }
     }
     if let (Some(file), Some((catalog, registry))) = (&args.gaps, trees) {
         let gaps = score::gaps::gaps(&corpora, &scenarios, &catalog, &registry, &args.framework);
@@ -143,7 +146,9 @@ fn against_baseline(
     if let Some(file) = &args.report_html {
         let html = harness::report_html::for_score(&cmp.scored, resolved.corpora, &cmp.arms, Vec::new());
         harness::atomic::write_report(file, html.as_bytes())?;
-        eprintln!("HTML report written to {}", file.display());
+        if file.as_os_str() != "-" {
+            eprintln!("HTML report written to {}", file.display());
+        }
     }
     if let Some(file) = &args.blis.report_json {
         let mut text = serde_json::to_string_pretty(&serde_json::json!({ "baseline_comparison": cmp.json() }))

@@ -261,3 +261,11 @@ fn ctrl_c_stops_every_point_and_removes_its_directory() {
         .count();
     assert_eq!(left, 0, "a child outlived the interrupt");
 }
+
+#[test]
+fn report_json_dash_goes_to_stdout() {
+    let checkout = Checkout::new();
+    let out = stdout(checkout.run_points(&["--no-cache", "--report-json", "-"]));
+    assert!(out.contains("\"binary_sha256\""), "{out}");
+    assert!(!checkout.dir.path().join("-").exists(), "a file named `-` was written");
+}

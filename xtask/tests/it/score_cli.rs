@@ -501,3 +501,32 @@ fn a_baseline_that_cannot_run_or_has_no_candidate_is_said_before_any_work() {
         .code(2)
         .stderr(predicate::str::contains("no candidate"));
 }
+
+#[test]
+fn a_shard_with_a_baseline_or_without_a_cache_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    // A shard's comparison compares nothing; a shard that stores nothing leaves nothing to merge.
+    for extra in [["--baseline-blis", "b"], ["--no-cache", "--jobs"]] {
+        let mut args = vec!["score", "--shard", "1/2"];
+        args.extend(extra);
+        if extra[1] == "--jobs" {
+            args.push("1");
+        }
+        xtask(dir.path()).args(&args).assert().code(64).stderr(predicate::str::contains("cannot be used with"));
+    }
+}
+
+#[test]
+fn report_files_named_dash_go_to_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    let out = xtask(dir.path())
+        .args(["score", "--measurements", "measurements", "--scenarios", "scenarios", "--catalog", "catalog"])
+        .args(["--registry", "registry", "--no-cache", "--report-json", "-", "--report-html", "-", "--blis"])
+        .arg(double())
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(stdout.contains("\"points\"") && stdout.contains("<html"), "{}", &stdout[..stdout.len().min(400)]);
+    assert!(!dir.path().join("-").exists(), "a file named `-` was written");
+}
