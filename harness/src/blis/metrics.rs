@@ -89,6 +89,12 @@ pub fn parse(text: &str) -> Result<MetricsFile> {
 /// The point's figures, or why the point is an error. `expected_requests` is what the workload
 /// injected (2N + 10N); `concurrency` sets the warm-up cut.
 pub fn summarize(file: &MetricsFile, concurrency: u32, expected_requests: u64) -> Result<PointMetrics> {
+    summarize_cut(file, 2 * concurrency as usize, expected_requests)
+}
+
+/// `summarize` with `warmup` completions cut before TPOT is averaged (0 for a form that
+/// replays the measured requests alone).
+pub fn summarize_cut(file: &MetricsFile, warmup: usize, expected_requests: u64) -> Result<PointMetrics> {
     let counts = [
         ("still_queued", file.still_queued),
         ("still_running", file.still_running),
@@ -117,7 +123,6 @@ pub fn summarize(file: &MetricsFile, concurrency: u32, expected_requests: u64) -
         file.completed_requests
     );
     let order = completion_order(&file.requests);
-    let warmup = 2 * concurrency as usize;
     let mean_positive = |values: &mut dyn Iterator<Item = f64>| {
         let (mut sum, mut n) = (0.0, 0u64);
         for v in values.filter(|v| *v > 0.0) {

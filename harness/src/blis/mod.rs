@@ -69,7 +69,11 @@ impl PointSpec {
     pub fn label(&self) -> String {
         let name = self.scenario_name();
         let stem = name.strip_suffix(".yaml").unwrap_or(&name);
-        format!("{stem} {}:{} c={} seed={}", self.isl, self.osl, self.concurrency, self.seed)
+        let form = match self.form {
+            workload::LengthForm::Uniform => String::new(),
+            other => format!(" form={}", other.name()),
+        };
+        format!("{stem} {}:{} c={} seed={}{form}", self.isl, self.osl, self.concurrency, self.seed)
     }
 }
 
@@ -107,6 +111,8 @@ pub struct RunOptions {
     pub progress: ProgressMode,
     /// Extra environment for the binary (tests steer the double's failure modes with it).
     pub child_env: Vec<(String, String)>,
+    /// `--form`: every point is run in this form, whatever its own `PointSpec::form` says.
+    pub form: Option<workload::LengthForm>,
 }
 
 static CACHE_DISABLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -149,6 +155,7 @@ impl RunOptions {
             shard: None,
             progress: ProgressMode::Auto,
             child_env: Vec::new(),
+            form: None,
         }
     }
 
@@ -215,10 +222,19 @@ pub struct PointOutcome {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PointRun {
     pub dialect: &'static str,
+    /// The form the lengths were stated in (`LengthForm::name`).
+    pub form: &'static str,
     pub command: Vec<String>,
     pub workload_sha256: String,
     /// Scenario settings the release has no flag for (flag dialect), `key: value`.
     pub unexpressed: Vec<String>,
+    /// Scenario settings stated through a route the release offers beyond the deployment
+    /// flags, and how (flag dialect: the weights' quantization through a model config).
+    pub expressed: Vec<String>,
+    /// SHA-256 of the `config.json` the run reads (flag dialect): the release's own, or the
+    /// copy written to `<point-dir>/model-config/` (`dialect::quantized_model_config`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_config_sha256: Option<String>,
 }
 
 /// The placeholder for a point's temporary directory in a recorded command line.
@@ -317,8 +333,14 @@ struct Prepared {
     /// The TraceV2 header and data (vectors form: `blis replay`).
     trace: Option<(String, String)>,
     unexpressed: Vec<String>,
+    expressed: Vec<String>,
+    /// The model config the point writes (`<point-dir>/model-config/config.json`), and the
+    /// SHA-256 of the one the run reads.
+    model_config: Option<String>,
+    model_config_sha256: Option<String>,
     workload: String,
     expected_requests: u64,
+    form: workload::LengthForm,
 }
 
 enum PrepareError {
@@ -333,10 +355,8 @@ fn prepare(point: &PointSpec, binary_digest: &str, target: &Target) -> Result<Pr
         .map_err(input)?;
     let trace = match (point.form, target) {
         (workload::LengthForm::Uniform, _) => None,
-        (workload::LengthForm::Vectors, Target::Flags(release)) if release.replay => {
-            Some(workload::trace_v2(point).map_err(input)?)
-        }
-        (workload::LengthForm::Vectors, _) => {
+        (_, Target::Flags(release)) if release.replay => Some(workload::trace_v2(point).map_err(input)?),
+        (_, _) => {
             return Err(PrepareError::NotModelled(
                 "per-request length vectors need TraceV2 replay (`blis replay --trace-header --trace-data \
                  --session-mode`), which this binary does not offer"
@@ -349,6 +369,9 @@ fn prepare(point: &PointSpec, binary_digest: &str, target: &Target) -> Result<Pr
         None => workload::workload_spec(point).map_err(input)?,
     };
     let scenario_name = point.scenario_name();
+    let mut model_config = None;
+    let mut model_config_sha256 = None;
+    let mut expressed = Vec::new();
     let (variant, flags, unexpressed, keyed) = match target {
         Target::Scenario => {
             let variant = variant::scenario_variant(&text, &point.engine)
@@ -359,7 +382,11 @@ fn prepare(point: &PointSpec, binary_digest: &str, target: &Target) -> Result<Pr
         Target::Flags(release) => match dialect::flag_deployment(&text, &point.engine, release) {
             Ok(d) => {
                 let flags = d.flags(&point.engine);
+                // The key holds the model config's digest (in `key_text`): its bytes are an input.
                 let keyed = format!("{}\n{}", flags.join(" "), d.key_text);
+                model_config = d.model_config;
+                model_config_sha256 = Some(d.model_config_sha256);
+                expressed = d.expressed;
                 (None, flags, d.unexpressed, keyed)
             }
             Err(Ok(dialect::NotModelled(why))) => return Err(PrepareError::NotModelled(why)),
@@ -367,11 +394,33 @@ fn prepare(point: &PointSpec, binary_digest: &str, target: &Target) -> Result<Pr
         },
     };
     let key = cache::key(binary_digest, &scenario_name, &keyed, &workload, point.seed);
-    let expected_requests = workload::total_requests(point.concurrency);
-    Ok(Prepared { key, scenario_name, variant, flags, trace, unexpressed, workload, expected_requests })
+    let expected_requests = point.form.requests(point.concurrency);
+    Ok(Prepared {
+        key,
+        scenario_name,
+        variant,
+        flags,
+        trace,
+        unexpressed,
+        expressed,
+        model_config,
+        model_config_sha256,
+        workload,
+        expected_requests,
+        form: point.form,
+    })
 }
 
 impl Prepared {
+    /// The deployment flags with `<point-dir>` (a point's own model config) made `dir`.
+    fn flags_in(&self, dir: &Path) -> Vec<String> {
+        let dir = dir.display().to_string();
+        self.flags
+            .iter()
+            .map(|f| f.strip_prefix(POINT_DIR).map_or_else(|| f.clone(), |rest| dir.clone() + rest))
+            .collect()
+    }
+
     fn command(&self, dir: &Path, opts: &RunOptions, seed: u64) -> Vec<String> {
         match &self.variant {
             Some(_) => command_line(&self.scenario_name, dir, opts, seed),
@@ -383,7 +432,7 @@ impl Prepared {
                 let d = |name: &str| dir.join(name).display().to_string();
                 let mut args = vec!["replay".to_string(), "--trace-header".into(), d("trace.yaml")];
                 args.extend(["--trace-data".into(), d("trace.csv"), "--session-mode".into(), "closed-loop".into()]);
-                args.extend(self.flags.iter().cloned());
+                args.extend(self.flags_in(dir));
                 args.extend(["--horizon".into(), i64::MAX.to_string()]);
                 args.extend(["--seed".into(), seed.to_string(), "--metrics-path".into(), d("metrics.json")]);
                 args.extend(["--log".into(), "error".into()]);
@@ -391,7 +440,7 @@ impl Prepared {
             }
             None => {
                 let mut args = vec!["run".to_string()];
-                args.extend(self.flags.iter().cloned());
+                args.extend(self.flags_in(dir));
                 args.extend(common_flags(dir, seed));
                 args
             }
@@ -406,9 +455,12 @@ impl Prepared {
         command.extend(self.command(Path::new(POINT_DIR), opts, seed));
         PointRun {
             dialect: dialect.name(),
+            form: self.form.name(),
             command,
             workload_sha256: binary::hex(&sha2::Sha256::digest(self.workload.as_bytes())),
             unexpressed: self.unexpressed.clone(),
+            expressed: self.expressed.clone(),
+            model_config_sha256: self.model_config_sha256.clone(),
         }
     }
 }
@@ -459,6 +511,11 @@ fn simulate(prepared: &Prepared, point: &PointSpec, opts: &RunOptions) -> Result
     if let Some(variant) = &prepared.variant {
         std::fs::write(dir.path().join(&prepared.scenario_name), variant).map_err(io)?;
     }
+    if let Some(config) = &prepared.model_config {
+        let folder = dir.path().join("model-config");
+        std::fs::create_dir_all(&folder).map_err(io)?;
+        std::fs::write(folder.join("config.json"), config).map_err(io)?;
+    }
     match &prepared.trace {
         Some((header, data)) => {
             std::fs::write(dir.path().join("trace.yaml"), header).map_err(io)?;
@@ -493,7 +550,7 @@ fn simulate(prepared: &Prepared, point: &PointSpec, opts: &RunOptions) -> Result
     let text = std::fs::read_to_string(dir.path().join("metrics.json"))
         .map_err(|e| with_tail(FailureKind::Metrics, format!("blis run wrote no readable metrics file: {e}")))?;
     let file = metrics::parse(&text).map_err(|e| with_tail(FailureKind::Metrics, format!("{e:#}")))?;
-    let mut summary = metrics::summarize(&file, point.concurrency, prepared.expected_requests)
+    let mut summary = metrics::summarize_cut(&file, point.form.warmup(point.concurrency), prepared.expected_requests)
         .map_err(|e| with_tail(FailureKind::Incomplete, format!("{e:#}")))?;
     summary.metrics_sha256 = {
         use sha2::Digest;
@@ -612,6 +669,14 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
     let corrupt = AtomicUsize::new(0);
     let outcomes = pool::interruptible(|| {
         pool::parallel_map(points, opts.workers, |_, point| {
+            let forced;
+            let point = match opts.form {
+                Some(form) if form != point.form => {
+                    forced = PointSpec { form, ..point.clone() };
+                    &forced
+                }
+                _ => point,
+            };
             let label = point.label();
             let prepared = match prepare(point, &identity, &target) {
                 Ok(p) => p,
@@ -723,6 +788,35 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
         progress.line(&summary.render());
     }
     Ok(RunReport { outcomes, summary })
+}
+
+/// The files a point's directory holds when its command starts, as (path relative to
+/// `<point-dir>`, text): the scenario variant or the point's own model config, and the
+/// workload. What someone re-running the recorded command by hand writes there first.
+pub fn point_files(point: &PointSpec, opts: &RunOptions) -> Result<Vec<(String, String)>, TaskError> {
+    let binary = binary::validate(&opts.binary, "running BLIS points")?;
+    let digest = binary::digest(&binary)?;
+    let target = Target::detect(opts, &digest)?;
+    let prepared = match prepare(point, &cache::binary_identity(&digest, &opts.child_env), &target) {
+        Ok(p) => p,
+        Err(PrepareError::NotModelled(why)) => return Err(TaskError::Failed(anyhow::anyhow!("not modelled: {why}"))),
+        Err(PrepareError::Input(e)) => return Err(TaskError::Failed(e)),
+    };
+    let mut files = Vec::new();
+    if let Some(variant) = &prepared.variant {
+        files.push((prepared.scenario_name.clone(), variant.clone()));
+    }
+    if let Some(config) = &prepared.model_config {
+        files.push(("model-config/config.json".to_string(), config.clone()));
+    }
+    match &prepared.trace {
+        Some((header, data)) => {
+            files.push(("trace.yaml".to_string(), header.clone()));
+            files.push(("trace.csv".to_string(), data.clone()));
+        }
+        None => files.push(("workload.yaml".to_string(), prepared.workload.clone())),
+    }
+    Ok(files)
 }
 
 /// One deterministic record per point for the gate's JSON report: key, label, how it is run
