@@ -202,6 +202,23 @@ mod tests {
     }
 
     #[test]
+    fn the_manual_replay_form_counts_every_completion() {
+        let text = file(vec![
+            record(0.0, 1.0, 1.0, 9.0),
+            record(0.0, 2.0, 1.0, 3.0),
+            record(0.0, 3.0, 1.0, 3.0),
+            record(0.0, 4.0, 1.0, 5.0),
+        ]);
+        let f = parse(&text).unwrap();
+        // The 2N cut (N = 1) drops 9 and 3; no cut keeps them: a wrong cut fails one of these.
+        assert_eq!(summarize(&f, 1, 4).unwrap().tpot_ms, 4.0);
+        assert_eq!(summarize_cut(&f, 0, 4).unwrap().tpot_ms, 5.0);
+        let n = 1;
+        let form = crate::blis::workload::LengthForm::ManualReplay;
+        assert_eq!(summarize_cut(&f, form.warmup(n), form.requests(n) - 6).unwrap().tpot_samples, 4);
+    }
+
+    #[test]
     fn non_positive_itl_values_are_left_out() {
         let text = file(vec![
             record(0.0, 1.0, 1.0, 9.0),

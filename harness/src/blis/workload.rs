@@ -226,3 +226,46 @@ pub fn trace_v2(point: &PointSpec) -> Result<(String, String)> {
     }
     Ok((header, data))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(form: LengthForm) -> PointSpec {
+        PointSpec {
+            scenario_file: "s.yaml".into(),
+            engine: crate::blis::EngineSettings {
+                max_num_seqs: 8,
+                max_num_batched_tokens: 64,
+                block_size: 16,
+                enable_prefix_caching: false,
+            },
+            isl: 10,
+            osl: 10,
+            concurrency: 2,
+            seed: 0,
+            input_lens: (1..=20).collect(),
+            output_lens: (1..=20).collect(),
+            form,
+        }
+    }
+
+    #[test]
+    fn the_manual_replay_trace_is_the_main_phase_alone() {
+        let (_, manual) = trace_v2(&point(LengthForm::ManualReplay)).unwrap();
+        let (_, vectors) = trace_v2(&point(LengthForm::Vectors)).unwrap();
+        // Header line, then one row per request: 10N in the manual's form, 12N with the copies.
+        assert_eq!(manual.lines().count() - 1, 20);
+        assert_eq!(vectors.lines().count() - 1, 24);
+        let inputs = |data: &str| -> Vec<String> {
+            data.lines().skip(1).map(|l| l.split(',').nth(9).unwrap().to_string()).collect()
+        };
+        assert_eq!(inputs(&manual), (1..=20).map(|i| i.to_string()).collect::<Vec<_>>());
+        assert_eq!(inputs(&vectors)[..4], ["1", "1", "1", "1"]);
+        assert_eq!(LengthForm::ManualReplay.requests(2), 20);
+        assert_eq!(LengthForm::Vectors.requests(2), 24);
+        for form in LengthForm::ALL {
+            assert_eq!(LengthForm::parse(form.name()), Some(form));
+        }
+    }
+}
