@@ -37,6 +37,7 @@ fn main() {
         ("real/not-modelled/no-model-config".into(), Box::new(not_modelled_model)),
         ("real/determinism/bit-identical".into(), Box::new(determinism)),
         ("real/trace-v2/vectors-replayed-request-by-request".into(), Box::new(vectors_replayed)),
+        ("real/quantization/weights-priced-at-the-stated-precision".into(), Box::new(quantized_weights)),
         (RELEASE_TRIAL.into(), Box::new(release_figures)),
     ];
     for (name, spec, accepted) in blis_support::spec_parity_cases() {
@@ -220,6 +221,13 @@ fn rerun_recorded(
     for (name, text) in files {
         std::fs::write(by_hand.path().join(name), text).unwrap();
     }
+    // The point's own model config (its quantized weights), as the arm wrote it.
+    for (name, text) in blis::point_files(p, opts).map_err(|e| fail(format!("{e:?}")))? {
+        if let Some(rest) = name.strip_prefix("model-config/") {
+            std::fs::create_dir_all(by_hand.path().join("model-config")).unwrap();
+            std::fs::write(by_hand.path().join("model-config").join(rest), text).unwrap();
+        }
+    }
     let args: Vec<String> =
         run.command[1..].iter().map(|a| a.replace(POINT_DIR, &by_hand.path().display().to_string())).collect();
     let out = std::process::Command::new(&run.command[0]).args(&args).current_dir(root(bin)).output()?;
@@ -228,6 +236,74 @@ fn rerun_recorded(
     }
     let text = std::fs::read_to_string(by_hand.path().join("metrics.json"))?;
     Ok((text, m, run))
+}
+
+/// The point's recorded command, by hand at `--log info` in a directory holding its files
+/// (`point_files`): the binary's stderr, and the folder the command names for the model config.
+fn logged_at_info(opts: &RunOptions, p: &PointSpec) -> Result<(String, String), Failed> {
+    let o = run_points(std::slice::from_ref(p), opts)?.outcomes.into_iter().next().unwrap();
+    o.result.map_err(|f| fail(format!("{:?}: {} {:?}", f.kind, f.reason, f.stderr_tail)))?;
+    let run = o.run.ok_or_else(|| fail("no recorded run"))?;
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in blis::point_files(p, opts).map_err(|e| fail(format!("{e:?}")))? {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let mut args: Vec<String> =
+        run.command[1..].iter().map(|a| a.replace(POINT_DIR, &dir.path().display().to_string())).collect();
+    let log = args.iter().position(|a| a == "--log").ok_or_else(|| fail("no --log in the recorded command"))?;
+    args[log + 1] = "info".into();
+    let folder = args.iter().position(|a| a == "--model-config-folder").map(|i| run.command[i + 2].clone());
+    let out = std::process::Command::new(&run.command[0]).args(&args).current_dir(&opts.blis_root).output()?;
+    if !out.status.success() {
+        return Err(fail(format!("by hand: {}", String::from_utf8_lossy(&out.stderr))));
+    }
+    Ok((String::from_utf8_lossy(&out.stderr).into_owned(), folder.unwrap_or_default()))
+}
+
+/// `total-kv-blocks=N` as the release logs it at `--log info`.
+fn kv_blocks(log: &str) -> Result<u64, Failed> {
+    let at = log.find("total-kv-blocks=").ok_or_else(|| fail(format!("no total-kv-blocks in the log:\n{log}")))?;
+    let digits: String = log[at + 16..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().map_err(|_| fail(format!("unreadable total-kv-blocks in:\n{log}")))
+}
+
+/// The llama scenario's fp8 (and nvfp4) weights reach the release through the point's model
+/// config: at `--log info` it reports the quantized weight precision, and the KV pool it sizes
+/// grows against the same deployment with 16-bit weights (no quantization stated).
+fn quantized_weights(bin: &Path) -> Result<(), Failed> {
+    let s = setup(bin);
+    let dir = s.dir.path().join("scenarios");
+    let llama = blis::double::SYNTHETIC_SCENARIO.replace("model: synthetic-model", "model: llama-3.1-70b-instruct");
+    let mut blocks = Vec::new();
+    for (name, quantization, logged) in [
+        ("llama-bf16", None, None),
+        ("llama-fp8", Some("fp8"), Some("weight precision: 1.00 bytes/param")),
+        ("llama-nvfp4", Some("nvfp4"), Some("weight precision: 0.50 bytes/param")),
+    ] {
+        let line = quantization.map_or(String::new(), |q| format!("      quantization: {q}\n"));
+        let path = dir.join(format!("{name}.yaml"));
+        std::fs::write(&path, llama.replace("      quantization: fp8\n", &line)).unwrap();
+        let (log, folder) = logged_at_info(&s.opts, &point(path, 2, 0))?;
+        match logged {
+            Some(text) if !log.contains(text) => return Err(fail(format!("{name}: no `{text}` in the log:\n{log}"))),
+            None if log.contains("quantized model detected") => {
+                return Err(fail(format!("{name}: quantized weights without a stated quantization:\n{log}")))
+            }
+            _ => {}
+        }
+        let expected = if quantization.is_some() { blis::dialect::MODEL_CONFIG_DIR } else { "model_configs/" };
+        if !folder.starts_with(expected) {
+            return Err(fail(format!("{name}: --model-config-folder {folder}, expected {expected}...")));
+        }
+        blocks.push((name, kv_blocks(&log)?));
+    }
+    if !(blocks[0].1 < blocks[1].1 && blocks[1].1 < blocks[2].1) {
+        return Err(fail(format!("the KV pool does not grow as the weights shrink: {blocks:?}")));
+    }
+    eprintln!("KV blocks at tp 2: {blocks:?}");
+    Ok(())
 }
 
 /// The llama point through the arm, then its recorded command by hand.
@@ -384,7 +460,66 @@ fn release_figures(bin: &Path) -> Result<(), Failed> {
         text.push_str(&format!("{key} = {shown}\n"));
     }
     harness::assert_figure_snapshot!("blis_release__f90a1e3a_vllm_headline_with_its_blis_column", text);
+    committed_values_are_gated(&inputs, &out)?;
     against_itself(bin, &inputs)
+}
+
+/// Answers the release task with its output computed above; any other task in this process.
+struct Computed<'a> {
+    out: &'a harness::task::TaskOutput,
+    cx: &'a harness::gate::tasks::Context,
+}
+
+impl harness::gate::evaluate::Renderer for Computed<'_> {
+    fn render(&self, task: &str) -> anyhow::Result<String> {
+        if task == "blis-release-f90a1e3a" {
+            return Ok(harness::gate::evaluate::Rendered::Output(self.out.clone()).to_json());
+        }
+        harness::gate::evaluate::InProcess(self.cx).render(task)
+    }
+}
+
+/// The committed `blis-release/f90a1e3a/...` values hold for the release's output, and
+/// tampering one committed expected value gives a MISMATCH naming that figure.
+fn committed_values_are_gated(inputs: &Inputs, out: &harness::task::TaskOutput) -> Result<(), Failed> {
+    use harness::gate::evaluate::{evaluate, GateOptions, Status};
+    let path = harness::gate::manifest_path();
+    let text = std::fs::read_to_string(&path)?;
+    let cx = harness::gate::tasks::Context {
+        inputs: inputs.clone(),
+        manifest: path.clone(),
+        lock: harness::lock::default_lock_path(),
+    };
+    let only = ["blis-release/f90a1e3a/".to_string()];
+    let judge = |manifest_text: &str| -> Result<Vec<harness::gate::FigureResult>, Failed> {
+        let manifest = harness::gate::Manifest::parse(manifest_text, &path, &harness::gate::tasks::names())
+            .map_err(|e| fail(format!("{e:#}")))?;
+        Ok(evaluate(&manifest, &cx, &Computed { out, cx: &cx }, &GateOptions { only: &only }, &mut |_, _, _| {}))
+    };
+    let results = judge(&text)?;
+    let numbers = results.iter().filter(|r| r.id.starts_with("blis-release/f90a1e3a/all/")).count();
+    if numbers != 8 {
+        return Err(fail(format!("expected 8 committed BLIS-column figures, found {numbers}")));
+    }
+    if let Some(bad) = results.iter().find(|r| r.status != Status::Ok) {
+        return Err(fail(format!("{} is {:?}: {}", bad.id, bad.status, bad.detail)));
+    }
+    let id = "blis-release/f90a1e3a/all/ttft-shape";
+    let at = text.find(&format!("id: {id}\n")).ok_or_else(|| fail(format!("{id} not in the manifest")))?;
+    let expect = at + text[at..].find("expect: {number: \"").unwrap() + "expect: {number: \"".len();
+    let end = expect + text[expect..].find('"').unwrap();
+    let tampered_value = format!("{:.2}", text[expect..end].parse::<f64>().unwrap() + 0.02);
+    let tampered = format!("{}{tampered_value}{}", &text[..expect], &text[end..]);
+    let results = judge(&tampered)?;
+    let hit = results.iter().find(|r| r.id == id).ok_or_else(|| fail(format!("{id} not judged")))?;
+    if hit.status != Status::Mismatch || results.iter().filter(|r| r.status == Status::Mismatch).count() != 1 {
+        return Err(fail(format!("a tampered {id} ({tampered_value}) must be the one MISMATCH: {results:?}")));
+    }
+    let line = harness::gate::report::line(hit);
+    if !line.contains("MISMATCH") || !line.contains(id) {
+        return Err(fail(format!("the report line does not name the MISMATCH: {line}")));
+    }
+    Ok(())
 }
 
 /// `--baseline-blis` with the release as both candidate and baseline, over the points the

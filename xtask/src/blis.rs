@@ -39,6 +39,18 @@ pub struct RunArgs {
     /// Working directory of `blis run` (the blis checkout, for defaults.yaml) [default: the binary's directory]
     #[arg(long, value_name = "DIR")]
     pub blis_root: Option<PathBuf>,
+    /// How each point's lengths reach the simulator: uniform (upstream's earlier harness, the
+    /// default: every binary reads it), vectors (the numpy vectors replayed with 2N warm-up
+    /// copies), manual-replay (the manual's InferenceX main phase, 10N vectors replayed)
+    #[arg(long, value_name = "FORM", value_parser = parse_form)]
+    pub form: Option<blis::workload::LengthForm>,
+}
+
+fn parse_form(text: &str) -> Result<blis::workload::LengthForm, String> {
+    blis::workload::LengthForm::parse(text).ok_or_else(|| {
+        let names: Vec<&str> = blis::workload::LengthForm::ALL.iter().map(|f| f.name()).collect();
+        format!("unknown form {text:?}; one of {}", names.join(", "))
+    })
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -95,6 +107,7 @@ impl RunArgs {
             (false, false) => CacheMode::ReadWrite(dir),
         };
         opts.shard = self.shard;
+        opts.form = self.form;
         opts.progress = match self.progress {
             Progress::Auto => ProgressMode::Auto,
             Progress::Lines => ProgressMode::Lines,

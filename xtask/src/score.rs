@@ -92,11 +92,12 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
             code = exit::FAILED;
         }
     }
+    let form_lines = column.as_ref().map(|c| c.form_lines()).unwrap_or_default();
     let arms = score::headline_arms(&corpora.e2e, column.map(|c| c.arm));
     let scored = score::score_resolved(&resolved, &arms);
     let catalog = inputs.get(InputKind::Catalog).map(|c| c.path.as_path()).filter(|p| p.is_dir());
     let text = format!(
-        "{}\n{}",
+        "{form_lines}{}\n{}",
         score::render::report(&scored),
         score::settings::defaults_table(&corpora, &scenarios, catalog, &args.framework)
     );

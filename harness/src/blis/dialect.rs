@@ -250,8 +250,16 @@ impl Release {
 pub struct FlagDeployment {
     /// `--model`: the id `defaults.yaml` knows for the scenario's model, else its bare name.
     pub model: String,
-    /// `--model-config-folder`, relative to the working directory.
+    /// `--model-config-folder`: the release's own folder (relative to the working directory), or
+    /// `<point-dir>/model-config` when the point writes its own copy (`model_config`).
     pub model_config_folder: String,
+    /// The copy of the release's `config.json` the point writes into its directory, with the
+    /// `quantization_config` of the scenario's weight format; `None`: the shipped file is read.
+    pub model_config: Option<String>,
+    /// SHA-256 of the `config.json` the run reads (the shipped one or the point's copy).
+    pub model_config_sha256: String,
+    /// Scenario settings stated through a route the release offers, and how.
+    pub expressed: Vec<String>,
     pub hardware: String,
     pub tp: u64,
     /// The release's names for `--max-num-seqs` and `--max-num-batched-tokens`.
@@ -346,6 +354,10 @@ pub fn flag_deployment(
             "no model config for `{model}` ({folder}/config.json is not shipped; the release would download it)"
         ));
     };
+    let config_bytes =
+        std::fs::read(&config).with_context(|| format!("reading model config {}", config.display())).map_err(Err)?;
+    let shipped = model_config_fields(&config_bytes).with_context(|| format!("model config {}", config.display()));
+    let shipped = shipped.map_err(Err)?;
     let model_id = release
         .known_models
         .iter()
@@ -370,7 +382,7 @@ pub fn flag_deployment(
         let mut rest: BTreeMap<String, String> = BTreeMap::new();
         for (k, v) in e {
             let k = scalar(k);
-            if PASSED_ENGINE_KEYS.contains(&k.as_str()) || k == "enable_prefix_caching" {
+            if PASSED_ENGINE_KEYS.contains(&k.as_str()) || k == "enable_prefix_caching" || k == "quantization" {
                 continue;
             }
             match OPTIONAL_ENGINE_FLAGS.iter().find(|(key, flag)| *key == k && release.flags.iter().any(|f| f == flag))
@@ -386,13 +398,48 @@ pub fn flag_deployment(
     }
     // The point's resolved value, whatever the file says: this release has no flag for it.
     unexpressed.push(format!("engine.enable_prefix_caching: {}", engine.enable_prefix_caching));
-    unexpressed.sort();
-    // The whole folder: the release reads `config.json`, and may read more from it.
+    let mut expressed = Vec::new();
+    // The whole shipped folder is keyed: the release reads `config.json`, and may read more.
     let mut key_files = release.files.clone();
     key_files.push(KeyedFile::tree(folder.clone(), &release.root.join(&folder)).map_err(Err)?);
+    let mut folder = folder;
+    let mut model_config = None;
+    let quantization = pool.get("engine").and_then(|e| e.get("quantization")).map(scalar);
+    if let Some(method) = quantization.filter(|m| !m.is_empty()) {
+        match weight_format(&method) {
+            Some(format) => {
+                let text = quantized_model_config(&shipped.raw, &format);
+                expressed.push(format!(
+                    "engine.quantization: {method} as the model config's quantization_config ({}: {} bytes/param \
+                     weights), --model-config-folder {MODEL_CONFIG_DIR}",
+                    format.summary, format.weight_bytes
+                ));
+                folder = MODEL_CONFIG_DIR.to_string();
+                model_config = Some(text);
+            }
+            None => unexpressed.push(format!(
+                "engine.quantization: {method} (no quantization_config this release reads; weights at {}, {} bytes/param)",
+                shipped.dtype, shipped.dtype_bytes
+            )),
+        }
+    }
+    unexpressed.sort();
+    let read_bytes = model_config.as_ref().map_or(config_bytes.as_slice(), |t| t.as_bytes());
+    let model_config_sha256 = hex(&Sha256::digest(read_bytes));
+    if model_config.is_some() {
+        // The copy written into the point's directory: its bytes are an input of the run.
+        key_files.push(KeyedFile {
+            name: format!("{MODEL_CONFIG_DIR}/config.json (written per point)"),
+            sha256: model_config_sha256.clone(),
+            source: PathBuf::from(MODEL_CONFIG_DIR),
+        });
+    }
     Ok(FlagDeployment {
         model: model_id,
         model_config_folder: folder,
+        model_config,
+        model_config_sha256,
+        expressed,
         hardware: gpu.clone(),
         tp,
         limit_flags: [spelled("--max-num-seqs", &release.flags), spelled("--max-num-batched-tokens", &release.flags)],
@@ -402,9 +449,116 @@ pub fn flag_deployment(
     })
 }
 
+/// Where a point's own model config is written, as its recorded command names it.
+pub const MODEL_CONFIG_DIR: &str = "<point-dir>/model-config";
+
+/// A weight format the release's reader knows (`parseQuantizationConfig`,
+/// `sim/latency/config.go` @ f90a1e3a: a numeric `bits`, `quant_method: fp8`, or
+/// `compressed-tensors` with `config_groups.*.weights.num_bits`), as a checkpoint of that format
+/// spells it in its `config.json`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WeightFormat {
+    pub quantization_config: serde_json::Value,
+    /// Bytes per weight the reader derives from it.
+    pub weight_bytes: f64,
+    /// One phrase for the report (`quant_method fp8`).
+    pub summary: &'static str,
+}
+
+/// The `quantization_config` for a scenario's `engine.quantization`, or `None` when the
+/// release's reader has no format for it (mxfp4 checkpoints, for one, carry `quant_method:
+/// mxfp4` and no bit count, which the reader leaves at 16 bits).
+pub fn weight_format(method: &str) -> Option<WeightFormat> {
+    use serde_json::json;
+    let (quantization_config, weight_bytes, summary) = match method.to_ascii_lowercase().as_str() {
+        // Hugging Face's fine-grained FP8 checkpoints (and vLLM's `fp8` method); the release
+        // ships glm-5.2-fp8 with this form.
+        "fp8" => (json!({"activation_scheme": "dynamic", "quant_method": "fp8"}), 1.0, "quant_method fp8"),
+        // llm-compressor's NVFP4 checkpoints: compressed-tensors, 4-bit float weights in groups of 16.
+        "nvfp4" => (
+            json!({
+                "config_groups": {"group_0": {
+                    "input_activations": {"dynamic": "local", "group_size": 16, "num_bits": 4, "strategy": "tensor_group", "symmetric": true, "type": "float"},
+                    "targets": ["Linear"],
+                    "weights": {"dynamic": false, "group_size": 16, "num_bits": 4, "strategy": "tensor_group", "symmetric": true, "type": "float"}
+                }},
+                "format": "nvfp4-pack-quantized",
+                "ignore": ["lm_head"],
+                "quant_method": "compressed-tensors",
+                "quantization_status": "compressed"
+            }),
+            0.5,
+            "compressed-tensors nvfp4-pack-quantized, weights num_bits 4",
+        ),
+        // AutoAWQ and AutoGPTQ 4-bit checkpoints: a numeric `bits`.
+        "awq" => (
+            json!({"bits": 4, "group_size": 128, "quant_method": "awq", "version": "gemm", "zero_point": true}),
+            0.5,
+            "quant_method awq, bits 4",
+        ),
+        "gptq" => (
+            json!({"bits": 4, "desc_act": false, "group_size": 128, "quant_method": "gptq", "sym": true}),
+            0.5,
+            "quant_method gptq, bits 4",
+        ),
+        _ => return None,
+    };
+    Some(WeightFormat { quantization_config, weight_bytes, summary })
+}
+
+/// The release's `config.json` with `quantization_config` set to the format's (pretty JSON,
+/// keys in the shipped order then sorted inside the added object, newline-terminated).
+pub fn quantized_model_config(shipped: &serde_json::Map<String, serde_json::Value>, format: &WeightFormat) -> String {
+    let mut config = shipped.clone();
+    config.insert("quantization_config".into(), format.quantization_config.clone());
+    let mut text = serde_json::to_string_pretty(&config).expect("a JSON object always serialises");
+    text.push('\n');
+    text
+}
+
+/// What the release needs of a model config, checked before the point runs.
+pub struct ModelConfigFields {
+    pub raw: serde_json::Map<String, serde_json::Value>,
+    /// `torch_dtype` (or `dtype`) and the bytes the release prices it at.
+    pub dtype: String,
+    pub dtype_bytes: u32,
+}
+
+/// Reads a `config.json` as the release does (`ParseHFConfig`, `GetModelConfigFromHF`,
+/// `ValidateRooflineConfig`): a JSON object whose `num_hidden_layers`, `hidden_size` and
+/// `num_attention_heads` are positive (at the top level or in `text_config`) and whose
+/// `torch_dtype` or `dtype` is a precision the release knows. An error names the field.
+pub fn model_config_fields(bytes: &[u8]) -> Result<ModelConfigFields> {
+    let value: serde_json::Value = serde_json::from_slice(bytes).context("not valid JSON")?;
+    let serde_json::Value::Object(raw) = value else { bail!("expected a JSON object") };
+    let text = raw.get("text_config").and_then(serde_json::Value::as_object);
+    let get = |k: &str| text.and_then(|t| t.get(k)).or_else(|| raw.get(k));
+    for field in ["num_hidden_layers", "hidden_size", "num_attention_heads"] {
+        match get(field).and_then(serde_json::Value::as_f64) {
+            Some(v) if v >= 1.0 => {}
+            _ => bail!("`{field}` must be a positive number (the release cannot size the model without it)"),
+        }
+    }
+    let dtype = get("torch_dtype").or_else(|| get("dtype")).and_then(serde_json::Value::as_str);
+    let Some(dtype) = dtype else { bail!("no `torch_dtype` or `dtype`: the release cannot price the weights") };
+    let dtype_bytes = match dtype {
+        "float32" => 4,
+        "float16" | "bfloat16" => 2,
+        "int8" | "uint8" | "fp8" | "int4" | "nf4" => 1,
+        other => bail!("`torch_dtype` {other:?} is not a precision the release knows (float32, float16, bfloat16, int8, uint8, fp8, int4, nf4)"),
+    };
+    let dtype = dtype.to_string();
+    Ok(ModelConfigFields { raw, dtype, dtype_bytes })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_model_config_folder_is_in_the_point_directory() {
+        assert_eq!(MODEL_CONFIG_DIR.strip_prefix(super::super::POINT_DIR), Some("/model-config"));
+    }
 
     #[test]
     fn help_texts_of_both_dialects() {

@@ -87,25 +87,14 @@ pub fn parse(text: &str) -> Result<MetricsFile> {
     Ok(file)
 }
 
-/// The warm-up cut: the first `WARMUP_ROUNDS x concurrency` completions leave the TPOT mean.
-pub const WARMUP_ROUNDS: usize = 2;
+/// The summarizer's signature (`RunOptions::summarize`): the metrics file, the warm-up cut in
+/// completions (`LengthForm::warmup`) and the requests the workload injected.
+pub type Summarizer = fn(&MetricsFile, usize, u64) -> Result<PointMetrics>;
 
-/// The summarizer's signature (`RunOptions::summarize`).
-pub type Summarizer = fn(&MetricsFile, u32, u64) -> Result<PointMetrics>;
-
-/// The point's figures, or why the point is an error. `expected_requests` is what the workload
-/// injected (2N + 10N); `concurrency` sets the warm-up cut.
-pub fn summarize(file: &MetricsFile, concurrency: u32, expected_requests: u64) -> Result<PointMetrics> {
-    summarize_with_warmup(file, concurrency, expected_requests, WARMUP_ROUNDS)
-}
-
-/// `summarize` with another warm-up cut (`warmup_rounds x concurrency` completions).
-pub fn summarize_with_warmup(
-    file: &MetricsFile,
-    concurrency: u32,
-    expected_requests: u64,
-    warmup_rounds: usize,
-) -> Result<PointMetrics> {
+/// The point's figures, or why the point is an error. The first `warmup` completions leave the
+/// TPOT mean (0 for a form that replays the measured requests alone); `expected_requests` is
+/// what the workload injected.
+pub fn summarize(file: &MetricsFile, warmup: usize, expected_requests: u64) -> Result<PointMetrics> {
     let counts = [
         ("still_queued", file.still_queued),
         ("still_running", file.still_running),
@@ -134,7 +123,6 @@ pub fn summarize_with_warmup(
         file.completed_requests
     );
     let order = completion_order(&file.requests);
-    let warmup = warmup_rounds * concurrency as usize;
     let mean_positive = |values: &mut dyn Iterator<Item = f64>| {
         let (mut sum, mut n) = (0.0, 0u64);
         for v in values.filter(|v| *v > 0.0) {
@@ -193,7 +181,7 @@ mod tests {
             record(1.0, 2500.0, 0.0, 20.0),  // 3.5 s
             record(1.2, 700.0, 2.0, 100.0),  // 1.9 s
         ]);
-        let m = summarize(&parse(&text).unwrap(), 1, 4).unwrap();
+        let m = summarize(&parse(&text).unwrap(), 2, 4).unwrap();
         assert_eq!(m.tpot_ms, 15.0);
         assert_eq!(m.tpot_samples, 2);
         // ttft over all completions, zeros left out: (4 + 2 + 2) / 3.
@@ -214,6 +202,23 @@ mod tests {
     }
 
     #[test]
+    fn the_manual_replay_form_counts_every_completion() {
+        let text = file(vec![
+            record(0.0, 1.0, 1.0, 9.0),
+            record(0.0, 2.0, 1.0, 3.0),
+            record(0.0, 3.0, 1.0, 3.0),
+            record(0.0, 4.0, 1.0, 5.0),
+        ]);
+        let f = parse(&text).unwrap();
+        // The 2N cut (N = 1) drops 9 and 3; no cut keeps them: a wrong cut fails one of these.
+        assert_eq!(summarize(&f, 2, 4).unwrap().tpot_ms, 4.0);
+        assert_eq!(summarize(&f, 0, 4).unwrap().tpot_ms, 5.0);
+        let n = 1;
+        let form = crate::blis::workload::LengthForm::ManualReplay;
+        assert_eq!(summarize(&f, form.warmup(n), form.requests(n) - 6).unwrap().tpot_samples, 4);
+    }
+
+    #[test]
     fn non_positive_itl_values_are_left_out() {
         let text = file(vec![
             record(0.0, 1.0, 1.0, 9.0),
@@ -221,7 +226,7 @@ mod tests {
             record(0.0, 3.0, 1.0, 0.0),
             record(0.0, 4.0, 1.0, 6.0),
         ]);
-        assert_eq!(summarize(&parse(&text).unwrap(), 1, 4).unwrap().tpot_ms, 6.0);
+        assert_eq!(summarize(&parse(&text).unwrap(), 2, 4).unwrap().tpot_ms, 6.0);
     }
 
     #[test]
@@ -246,7 +251,7 @@ mod tests {
         // `requests` is omitempty upstream: a run where nothing completed has none.
         let text = r#"{"completed_requests": 0, "injected_requests": 12, "still_queued": 0, "still_running": 12,
             "timed_out_requests": 0, "dropped_unservable": 0, "length_capped_requests": 0}"#;
-        let err = summarize(&parse(text).unwrap(), 1, 12).unwrap_err().to_string();
+        let err = summarize(&parse(text).unwrap(), 2, 12).unwrap_err().to_string();
         assert!(err.contains("still_running is 12"), "{err}");
     }
 }

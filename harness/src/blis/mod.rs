@@ -69,7 +69,11 @@ impl PointSpec {
     pub fn label(&self) -> String {
         let name = self.scenario_name();
         let stem = name.strip_suffix(".yaml").unwrap_or(&name);
-        format!("{stem} {}:{} c={} seed={}", self.isl, self.osl, self.concurrency, self.seed)
+        let form = match self.form {
+            workload::LengthForm::Uniform => String::new(),
+            other => format!(" form={}", other.name()),
+        };
+        format!("{stem} {}:{} c={} seed={}{form}", self.isl, self.osl, self.concurrency, self.seed)
     }
 }
 
@@ -111,6 +115,8 @@ pub struct RunOptions {
     /// The summarizer applied to every point's record, fresh or from the cache (tests swap it
     /// to show that a cached record is summarized again).
     pub summarize: metrics::Summarizer,
+    /// `--form`: every point is run in this form, whatever its own `PointSpec::form` says.
+    pub form: Option<workload::LengthForm>,
 }
 
 static CACHE_DISABLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -154,6 +160,7 @@ impl RunOptions {
             progress: ProgressMode::Auto,
             child_env: Vec::new(),
             summarize: metrics::summarize,
+            form: None,
         }
     }
 
@@ -260,10 +267,19 @@ pub struct PointOutcome {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PointRun {
     pub dialect: &'static str,
+    /// The form the lengths were stated in (`LengthForm::name`).
+    pub form: &'static str,
     pub command: Vec<String>,
     pub workload_sha256: String,
     /// Scenario settings the release has no flag for (flag dialect), `key: value`.
     pub unexpressed: Vec<String>,
+    /// Scenario settings stated through a route the release offers beyond the deployment
+    /// flags, and how (flag dialect: the weights' quantization through a model config).
+    pub expressed: Vec<String>,
+    /// SHA-256 of the `config.json` the run reads (flag dialect): the release's own, or the
+    /// copy written to `<point-dir>/model-config/` (`dialect::quantized_model_config`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_config_sha256: Option<String>,
 }
 
 /// The placeholder for a point's temporary directory in a recorded command line.
@@ -393,8 +409,14 @@ struct Prepared {
     /// The TraceV2 header and data (vectors form: `blis replay`).
     trace: Option<(String, String)>,
     unexpressed: Vec<String>,
+    expressed: Vec<String>,
+    /// The model config the point writes (`<point-dir>/model-config/config.json`), and the
+    /// SHA-256 of the one the run reads.
+    model_config: Option<String>,
+    model_config_sha256: Option<String>,
     workload: String,
     expected_requests: u64,
+    form: workload::LengthForm,
 }
 
 enum PrepareError {
@@ -409,10 +431,8 @@ fn prepare(point: &PointSpec, base: &cache::KeyInputs, target: &Target) -> Resul
         .map_err(input)?;
     let trace = match (point.form, target) {
         (workload::LengthForm::Uniform, _) => None,
-        (workload::LengthForm::Vectors, Target::Flags(release)) if release.replay => {
-            Some(workload::trace_v2(point).map_err(input)?)
-        }
-        (workload::LengthForm::Vectors, _) => {
+        (_, Target::Flags(release)) if release.replay => Some(workload::trace_v2(point).map_err(input)?),
+        (_, _) => {
             return Err(PrepareError::NotModelled(
                 "per-request length vectors need TraceV2 replay (`blis replay --trace-header --trace-data \
                  --session-mode`), which this binary does not offer"
@@ -431,6 +451,9 @@ fn prepare(point: &PointSpec, base: &cache::KeyInputs, target: &Target) -> Resul
         seed: point.seed,
         ..base.clone()
     };
+    let mut model_config = None;
+    let mut model_config_sha256 = None;
+    let mut expressed = Vec::new();
     let (variant, flags, unexpressed) = match target {
         Target::Scenario => {
             let variant = variant::scenario_variant(&text, &point.engine)
@@ -443,7 +466,11 @@ fn prepare(point: &PointSpec, base: &cache::KeyInputs, target: &Target) -> Resul
             Ok(d) => {
                 let flags = d.flags(&point.engine);
                 inputs.deployment = flags.join(" ");
+                // The model config the run reads (shipped or written per point) is among them.
                 inputs.files.extend(d.key_files);
+                model_config = d.model_config;
+                model_config_sha256 = Some(d.model_config_sha256);
+                expressed = d.expressed;
                 (None, flags, d.unexpressed)
             }
             Err(Ok(dialect::NotModelled(why))) => return Err(PrepareError::NotModelled(why)),
@@ -451,12 +478,35 @@ fn prepare(point: &PointSpec, base: &cache::KeyInputs, target: &Target) -> Resul
         },
     };
     let key = inputs.key();
-    let expected_requests = workload::total_requests(point.concurrency);
+    let expected_requests = point.form.requests(point.concurrency);
     let key_files = inputs.files;
-    Ok(Prepared { key, key_files, scenario_name, variant, flags, trace, unexpressed, workload, expected_requests })
+    Ok(Prepared {
+        key,
+        key_files,
+        scenario_name,
+        variant,
+        flags,
+        trace,
+        unexpressed,
+        expressed,
+        model_config,
+        model_config_sha256,
+        workload,
+        expected_requests,
+        form: point.form,
+    })
 }
 
 impl Prepared {
+    /// The deployment flags with `<point-dir>` (a point's own model config) made `dir`.
+    fn flags_in(&self, dir: &Path) -> Vec<String> {
+        let dir = dir.display().to_string();
+        self.flags
+            .iter()
+            .map(|f| f.strip_prefix(POINT_DIR).map_or_else(|| f.clone(), |rest| dir.clone() + rest))
+            .collect()
+    }
+
     fn command(&self, dir: &Path, opts: &RunOptions, seed: u64) -> Vec<String> {
         match &self.variant {
             Some(_) => command_line(&self.scenario_name, dir, opts, seed),
@@ -468,7 +518,7 @@ impl Prepared {
                 let d = |name: &str| dir.join(name).display().to_string();
                 let mut args = vec!["replay".to_string(), "--trace-header".into(), d("trace.yaml")];
                 args.extend(["--trace-data".into(), d("trace.csv"), "--session-mode".into(), "closed-loop".into()]);
-                args.extend(self.flags.iter().cloned());
+                args.extend(self.flags_in(dir));
                 args.extend(["--horizon".into(), i64::MAX.to_string()]);
                 args.extend(["--seed".into(), seed.to_string(), "--metrics-path".into(), d("metrics.json")]);
                 args.extend(["--log".into(), "error".into()]);
@@ -476,7 +526,7 @@ impl Prepared {
             }
             None => {
                 let mut args = vec!["run".to_string()];
-                args.extend(self.flags.iter().cloned());
+                args.extend(self.flags_in(dir));
                 args.extend(common_flags(dir, seed));
                 args
             }
@@ -491,9 +541,12 @@ impl Prepared {
         command.extend(self.command(Path::new(POINT_DIR), opts, seed));
         PointRun {
             dialect: dialect.name(),
+            form: self.form.name(),
             command,
             workload_sha256: binary::hex(&sha2::Sha256::digest(self.workload.as_bytes())),
             unexpressed: self.unexpressed.clone(),
+            expressed: self.expressed.clone(),
+            model_config_sha256: self.model_config_sha256.clone(),
         }
     }
 }
@@ -549,7 +602,7 @@ fn summarize_record(
     prepared: &Prepared,
     opts: &RunOptions,
 ) -> Result<PointMetrics> {
-    let mut summary = (opts.summarize)(&record.file, point.concurrency, prepared.expected_requests)?;
+    let mut summary = (opts.summarize)(&record.file, point.form.warmup(point.concurrency), prepared.expected_requests)?;
     summary.metrics_sha256 = record.metrics_sha256.clone();
     Ok(summary)
 }
@@ -571,6 +624,11 @@ fn simulate(
     let dir = tempfile::Builder::new().prefix("blis-point-").tempdir().map_err(io)?;
     if let Some(variant) = &prepared.variant {
         std::fs::write(dir.path().join(&prepared.scenario_name), variant).map_err(io)?;
+    }
+    if let Some(config) = &prepared.model_config {
+        let folder = dir.path().join("model-config");
+        std::fs::create_dir_all(&folder).map_err(io)?;
+        std::fs::write(folder.join("config.json"), config).map_err(io)?;
     }
     match &prepared.trace {
         Some((header, data)) => {
@@ -765,6 +823,14 @@ fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Result<RunRepor
     let corrupt = AtomicUsize::new(0);
     let old_format = AtomicUsize::new(0);
     let outcomes = pool::parallel_map(points, opts.workers, |_, point| {
+        let forced;
+        let point = match opts.form {
+            Some(form) if form != point.form => {
+                forced = PointSpec { form, ..point.clone() };
+                &forced
+            }
+            _ => point,
+        };
         let label = point.label();
         let prepared = match prepare(point, &base, &target) {
             Ok(p) => p,
@@ -907,6 +973,36 @@ fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Result<RunRepor
         progress.line(&summary.render());
     }
     Ok(RunReport { outcomes, summary })
+}
+
+/// The files a point's directory holds when its command starts, as (path relative to
+/// `<point-dir>`, text): the scenario variant or the point's own model config, and the
+/// workload. What someone re-running the recorded command by hand writes there first.
+pub fn point_files(point: &PointSpec, opts: &RunOptions) -> Result<Vec<(String, String)>, TaskError> {
+    let binary = binary::validate(&opts.binary, "running BLIS points")?;
+    let digest = binary::digest(&binary)?;
+    let target = Target::detect(opts, &binary, &digest)?;
+    // Only the files are wanted here, not the key.
+    let prepared = match prepare(point, &cache::KeyInputs::default(), &target) {
+        Ok(p) => p,
+        Err(PrepareError::NotModelled(why)) => return Err(TaskError::Failed(anyhow::anyhow!("not modelled: {why}"))),
+        Err(PrepareError::Input(e)) => return Err(TaskError::Failed(e)),
+    };
+    let mut files = Vec::new();
+    if let Some(variant) = &prepared.variant {
+        files.push((prepared.scenario_name.clone(), variant.clone()));
+    }
+    if let Some(config) = &prepared.model_config {
+        files.push(("model-config/config.json".to_string(), config.clone()));
+    }
+    match &prepared.trace {
+        Some((header, data)) => {
+            files.push(("trace.yaml".to_string(), header.clone()));
+            files.push(("trace.csv".to_string(), data.clone()));
+        }
+        None => files.push(("workload.yaml".to_string(), prepared.workload.clone())),
+    }
+    Ok(files)
 }
 
 /// One deterministic record per point for the gate's JSON report: key, label, how it is run

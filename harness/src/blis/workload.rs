@@ -110,8 +110,60 @@ pub enum LengthForm {
     /// The workload spec's uniform empirical PDF (`blis run --workload-spec`): the default.
     #[default]
     Uniform,
-    /// The point's numpy vectors, request by request, as a TraceV2 replay (`blis replay`).
+    /// The point's numpy vectors, request by request, as a TraceV2 replay (`blis replay`):
+    /// `2N` copies of request 0 then the `10N` vectors, the first `2N` completions cut.
     Vectors,
+    /// The reproduction manual's protocol: the InferenceX main phase, the `10N` vectors alone,
+    /// replayed (`blis replay`), every completion counted (InferenceX runs its warm-up as a
+    /// separate phase and excludes it from the metrics).
+    ManualReplay,
+}
+
+impl LengthForm {
+    pub const ALL: [LengthForm; 3] = [LengthForm::ManualReplay, LengthForm::Uniform, LengthForm::Vectors];
+
+    /// The name `--form` takes and every report prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            LengthForm::Uniform => "uniform",
+            LengthForm::Vectors => "vectors",
+            LengthForm::ManualReplay => "manual-replay",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<LengthForm> {
+        LengthForm::ALL.into_iter().find(|f| f.name() == text)
+    }
+
+    /// One line for a report: what the form sends the simulator and what it scores.
+    pub fn describe(self) -> &'static str {
+        match self {
+            LengthForm::Uniform => "uniform: upstream's earlier harness, a workload spec of 12N requests with lengths drawn by the simulator at --seed from the uniform PDF over [0.8 x len, len], the first 2N completions cut",
+            LengthForm::Vectors => "vectors: the seed's numpy vectors replayed (blis replay), 2N copies of request 0 then the 10N vectors, the first 2N completions cut",
+            LengthForm::ManualReplay => "manual-replay: the reproduction manual's protocol, the InferenceX main phase (the seed's 10N numpy vectors) replayed (blis replay), every completion counted",
+        }
+    }
+
+    /// Whether the lengths go through TraceV2 replay.
+    pub fn replayed(self) -> bool {
+        !matches!(self, LengthForm::Uniform)
+    }
+
+    /// Requests the simulator is given at concurrency `n`.
+    pub fn requests(self, n: u32) -> u64 {
+        match self {
+            LengthForm::ManualReplay => 10 * u64::from(n),
+            _ => total_requests(n),
+        }
+    }
+
+    /// Completions cut before TPOT is averaged (the warm-up the form injects).
+    pub fn warmup(self, n: u32) -> usize {
+        match self {
+            LengthForm::ManualReplay => 0,
+            _ => 2 * n as usize,
+        }
+    }
 }
 
 /// The TraceV2 columns a release at f90a1e3a reads, in its order (`traceV2Columns`,
@@ -149,15 +201,15 @@ const TRACE_COLUMNS: [&str; 27] = [
 /// The one line a report carries when the vectors go through TraceV2 replay.
 pub const TRACE_CAVEAT: &str = "the numpy vectors are replayed as N closed-loop sessions (TraceV2, blis replay --session-mode closed-loop), request i in session i mod N: the benchmark's N slots take the next request in order instead; and a replayed follow-up round always gets a 300 s deadline (sim/workload/session.go), so a point with longer requests times out and its sweep is dropped";
 
-/// The TraceV2 header and data of one point: `2N` warm-up copies of request 0, then the `10N`
-/// measured lengths, in order; request i is round `i div N` of session `i mod N`, so the replay
+/// The TraceV2 header and data of one point: `2N` warm-up copies of request 0 (none in the
+/// `ManualReplay` form), then the `10N` measured lengths, in order; request i is round `i div N` of session `i mod N`, so the replay
 /// keeps N requests in flight and each completion starts its session's next round. Times are
 /// zero: closed-loop replay derives the follow-ups from completions (think time 0), and the
 /// header's `warm_up_requests` is 0 because the harness cuts the warm-up itself.
 pub fn trace_v2(point: &PointSpec) -> Result<(String, String)> {
     check_lengths(point)?;
     let n = point.concurrency as usize;
-    let warmup = 2 * n;
+    let warmup = if point.form == LengthForm::ManualReplay { 0 } else { 2 * n };
     let lengths = |v: &[u32]| -> Vec<u32> { std::iter::repeat_n(v[0], warmup).chain(v.iter().copied()).collect() };
     let (inputs, outputs) = (lengths(&point.input_lens), lengths(&point.output_lens));
     let header = "trace_version: 3\ntime_unit: microseconds\nmode: generated\nwarm_up_requests: 0\n".to_string();
@@ -173,4 +225,47 @@ pub fn trace_v2(point: &PointSpec) -> Result<(String, String)> {
         );
     }
     Ok((header, data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(form: LengthForm) -> PointSpec {
+        PointSpec {
+            scenario_file: "s.yaml".into(),
+            engine: crate::blis::EngineSettings {
+                max_num_seqs: 8,
+                max_num_batched_tokens: 64,
+                block_size: 16,
+                enable_prefix_caching: false,
+            },
+            isl: 10,
+            osl: 10,
+            concurrency: 2,
+            seed: 0,
+            input_lens: (1..=20).collect(),
+            output_lens: (1..=20).collect(),
+            form,
+        }
+    }
+
+    #[test]
+    fn the_manual_replay_trace_is_the_main_phase_alone() {
+        let (_, manual) = trace_v2(&point(LengthForm::ManualReplay)).unwrap();
+        let (_, vectors) = trace_v2(&point(LengthForm::Vectors)).unwrap();
+        // Header line, then one row per request: 10N in the manual's form, 12N with the copies.
+        assert_eq!(manual.lines().count() - 1, 20);
+        assert_eq!(vectors.lines().count() - 1, 24);
+        let inputs = |data: &str| -> Vec<String> {
+            data.lines().skip(1).map(|l| l.split(',').nth(9).unwrap().to_string()).collect()
+        };
+        assert_eq!(inputs(&manual), (1..=20).map(|i| i.to_string()).collect::<Vec<_>>());
+        assert_eq!(inputs(&vectors)[..4], ["1", "1", "1", "1"]);
+        assert_eq!(LengthForm::ManualReplay.requests(2), 20);
+        assert_eq!(LengthForm::Vectors.requests(2), 24);
+        for form in LengthForm::ALL {
+            assert_eq!(LengthForm::parse(form.name()), Some(form));
+        }
+    }
 }

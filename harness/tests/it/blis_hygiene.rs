@@ -32,11 +32,102 @@ fn the_flag_dialect_is_detected_and_derives_the_deployment_from_the_scenario() {
     assert_eq!(run.dialect, "flags");
     let args = run.command[1..].join(" ");
     assert!(
-        args.starts_with("run --model acme/synthetic-model --hardware H100 --tp 2 --model-config-folder model_configs/synthetic-model --max-num-seqs 256 --max-num-batched-tokens 8192 --block-size-in-tokens 16 --workload-spec <point-dir>/workload.yaml --seed 0 --metrics-path <point-dir>/metrics.json --timeout -1 --log error"),
+        args.starts_with("run --model acme/synthetic-model --hardware H100 --tp 2 --model-config-folder <point-dir>/model-config --max-num-seqs 256 --max-num-batched-tokens 8192 --block-size-in-tokens 16 --workload-spec <point-dir>/workload.yaml --seed 0 --metrics-path <point-dir>/metrics.json --timeout -1 --log error"),
         "{args}"
     );
-    assert!(run.unexpressed.contains(&"engine.quantization: fp8".to_string()), "{:?}", run.unexpressed);
+    // fp8 weights go through the model config; the KV-cache dtype and prefix caching have no route.
+    assert!(
+        run.expressed.iter().any(|e| e.starts_with(
+            "engine.quantization: fp8 as the model config's quantization_config (quant_method fp8: 1 bytes/param"
+        )),
+        "{:?}",
+        run.expressed
+    );
+    assert!(!run.unexpressed.iter().any(|u| u.contains("quantization")), "{:?}", run.unexpressed);
+    assert!(run.unexpressed.contains(&"engine.cache_dtype: fp8".to_string()), "{:?}", run.unexpressed);
     assert!(run.unexpressed.contains(&"engine.enable_prefix_caching: true".to_string()), "{:?}", run.unexpressed);
+    let shipped = blis_support::SYNTHETIC_MODEL_CONFIG.as_bytes();
+    let fields = harness::blis::dialect::model_config_fields(shipped).unwrap();
+    let format = harness::blis::dialect::weight_format("fp8").unwrap();
+    let written = harness::blis::dialect::quantized_model_config(&fields.raw, &format);
+    assert!(written.contains("\"quant_method\": \"fp8\""), "{written}");
+    assert_eq!(run.model_config_sha256.as_deref(), Some(sha256_hex(written.as_bytes()).as_str()));
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The synthetic scenario with `engine.quantization` set to `method` (or dropped), as `name`.
+fn with_quantization(checkout: &Checkout, name: &str, method: Option<&str>) -> std::path::PathBuf {
+    let line = method.map_or(String::new(), |m| format!("      quantization: {m}\n"));
+    let text = blis_support::SCENARIO.replace("      quantization: fp8\n", &line);
+    let path = checkout.scenario(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn a_quantization_the_release_cannot_read_is_listed_and_the_point_runs_at_the_shipped_precision() {
+    let checkout = Checkout::new();
+    let o = one(&checkout.flag_options(None), point(with_quantization(&checkout, "synthetic-mx", Some("mxfp4")), 2, 0));
+    assert!(o.result.is_ok(), "{:?}", o.result);
+    let run = o.run.unwrap();
+    assert!(
+        run.command.join(" ").contains("--model-config-folder model_configs/synthetic-model "),
+        "{:?}",
+        run.command
+    );
+    assert!(run.expressed.is_empty(), "{:?}", run.expressed);
+    assert!(
+        run.unexpressed.contains(
+            &"engine.quantization: mxfp4 (no quantization_config this release reads; weights at bfloat16, 2 bytes/param)"
+                .to_string()
+        ),
+        "{:?}",
+        run.unexpressed
+    );
+    assert_eq!(
+        run.model_config_sha256.as_deref(),
+        Some(sha256_hex(blis_support::SYNTHETIC_MODEL_CONFIG.as_bytes()).as_str())
+    );
+    // No quantization stated: the shipped file, nothing listed about it.
+    let o = one(&checkout.flag_options(None), point(with_quantization(&checkout, "synthetic-bf16", None), 2, 0));
+    let run = o.run.unwrap();
+    assert!(run.expressed.is_empty() && !run.unexpressed.iter().any(|u| u.contains("quantization")), "{run:?}");
+}
+
+#[test]
+fn the_model_configs_bytes_are_part_of_the_key() {
+    let checkout = Checkout::new();
+    let opts = checkout.flag_options(None);
+    let p = point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0);
+    let before = one(&opts, p.clone());
+    let config = checkout.path("model_configs/synthetic-model/config.json");
+    std::fs::write(&config, blis_support::SYNTHETIC_MODEL_CONFIG.replace("64", "128")).unwrap();
+    let after = one(&opts, p);
+    assert!(before.result.is_ok() && after.result.is_ok());
+    assert_ne!(before.key, after.key, "a changed model config must miss the cache");
+    assert_ne!(before.run.unwrap().model_config_sha256, after.run.unwrap().model_config_sha256);
+}
+
+#[test]
+fn a_model_config_that_is_not_json_or_lacks_a_field_fails_the_point_naming_the_file() {
+    for (text, expected) in [
+        ("{not json", "not valid JSON"),
+        ("{\"hidden_size\": 64, \"num_attention_heads\": 8, \"torch_dtype\": \"bfloat16\"}", "`num_hidden_layers`"),
+        ("{\"hidden_size\": 64, \"num_attention_heads\": 8, \"num_hidden_layers\": 2}", "`torch_dtype`"),
+    ] {
+        let checkout = Checkout::new();
+        let opts = checkout.flag_options(None);
+        std::fs::write(checkout.path("model_configs/synthetic-model/config.json"), text).unwrap();
+        let o = one(&opts, point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0));
+        let f = o.result.unwrap_err();
+        assert_eq!(f.kind, FailureKind::Input, "{f:?}");
+        assert!(f.reason.contains("model_configs/synthetic-model/config.json"), "{}", f.reason);
+        assert!(f.reason.contains(expected), "{}", f.reason);
+    }
 }
 
 #[test]
@@ -96,7 +187,12 @@ fn the_recorded_command_re_run_by_hand_writes_the_same_metrics() {
     use sha2::Digest;
     let spec_sha: String = sha2::Sha256::digest(spec.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
     assert_eq!(spec_sha, run.workload_sha256);
-    std::fs::write(dir.path().join("workload.yaml"), spec).unwrap();
+    for (name, text) in harness::blis::point_files(&p, &opts).unwrap() {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    assert!(dir.path().join("model-config/config.json").is_file(), "the fp8 point carries its model config");
     let args: Vec<String> =
         run.command[1..].iter().map(|a| a.replace(POINT_DIR, &dir.path().display().to_string())).collect();
     let status = std::process::Command::new(&run.command[0])

@@ -312,9 +312,9 @@ fn the_determinism_figure_passes_with_the_double_and_is_refused_without_a_binary
     }
 }
 
-/// `summarize` with the warm-up cut at 3N completions instead of 2N.
-fn summarize_3n(file: &blis::metrics::MetricsFile, c: u32, expected: u64) -> anyhow::Result<blis::PointMetrics> {
-    blis::metrics::summarize_with_warmup(file, c, expected, 3)
+/// `summarize` with the warm-up cut at 3N completions where the form cuts 2N.
+fn summarize_3n(file: &blis::metrics::MetricsFile, warmup: usize, expected: u64) -> anyhow::Result<blis::PointMetrics> {
+    blis::metrics::summarize(file, warmup / 2 * 3, expected)
 }
 
 #[test]
@@ -407,7 +407,16 @@ fn every_release_file_and_the_whole_model_config_folder_are_in_the_key() {
     let opts = checkout.flag_options(Some(cache_dir.path()));
     let first = run(&points, &opts);
     let names: Vec<&str> = first.outcomes[0].key_files.iter().map(|f| f.name.as_str()).collect();
-    assert_eq!(names, ["hardware_config.json", "defaults.yaml", "model_configs/synthetic-model"]);
+    // The synthetic scenario is fp8: the point writes its own model config, keyed too.
+    assert_eq!(
+        names,
+        [
+            "hardware_config.json",
+            "defaults.yaml",
+            "model_configs/synthetic-model",
+            "<point-dir>/model-config/config.json (written per point)"
+        ]
+    );
     let root = checkout.dir.path();
     let edits: [(&str, &str); 3] = [
         ("hardware_config.json", r#"{"H100": {"MemoryGiB": 81.0}, "L40S": {"MemoryGiB": 48.0}}"#),

@@ -8,6 +8,10 @@ use std::time::Duration;
 
 pub const SCENARIO: &str = harness::blis::double::SYNTHETIC_SCENARIO;
 
+/// The synthetic model's `config.json`: the fields a release needs to size a model.
+pub const SYNTHETIC_MODEL_CONFIG: &str =
+    "{\"hidden_size\": 64, \"num_attention_heads\": 8, \"num_hidden_layers\": 2, \"torch_dtype\": \"bfloat16\"}\n";
+
 pub fn double() -> PathBuf {
     harness::blis::double::build().expect("building the blis-double test double")
 }
@@ -61,7 +65,7 @@ impl Checkout {
         .unwrap();
         std::fs::write(root.join("defaults.yaml"), "defaults:\n  acme/synthetic-model:\n    GPU: H100\n").unwrap();
         std::fs::create_dir_all(root.join("model_configs/synthetic-model")).unwrap();
-        std::fs::write(root.join("model_configs/synthetic-model/config.json"), r#"{"hidden_size": 64}"#).unwrap();
+        std::fs::write(root.join("model_configs/synthetic-model/config.json"), SYNTHETIC_MODEL_CONFIG).unwrap();
         let mut opts = self.options(cache);
         opts.child_env.push(("BLIS_DOUBLE_DIALECT".into(), "flags".into()));
         opts

@@ -134,6 +134,22 @@ fn a_bad_shard_is_a_usage_error() {
 }
 
 #[test]
+fn an_unknown_form_is_a_usage_error_naming_the_forms() {
+    let checkout = Checkout::new();
+    checkout.run_points(&["--form", "spec"]).assert().code(64).stderr(contains("manual-replay, uniform, vectors"));
+}
+
+#[test]
+fn a_replayed_form_on_a_binary_without_replay_is_not_modelled_and_named() {
+    let checkout = Checkout::new();
+    checkout
+        .run_points(&["--form", "manual-replay", "--no-cache"])
+        .assert()
+        .success()
+        .stdout(contains("form=manual-replay FAILED NotModelled"));
+}
+
+#[test]
 fn merging_a_corrupt_entry_fails() {
     let checkout = Checkout::new();
     let dir = checkout.path("c");
