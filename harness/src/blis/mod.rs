@@ -17,6 +17,7 @@ pub mod double;
 pub mod lengths;
 pub mod metrics;
 pub mod pool;
+pub mod rendering;
 pub mod sensitivity;
 pub mod shard;
 pub mod variant;
@@ -610,8 +611,16 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
     let read_only = matches!(opts.cache, CacheMode::ReadOnly(_));
     let progress = Progress::new(opts.progress, points.len());
     let corrupt = AtomicUsize::new(0);
-    let outcomes = pool::interruptible(|| {
-        pool::parallel_map(points, opts.workers, |_, point| {
+    // The gate's second rendering serves what its first rendering stored (cache off: the
+    // caller asked for fresh runs, which are then all re-runs).
+    let second = match rendering::current() {
+        Some(rendering::Rendering::Second { store, determinism }) => Some((store.as_path(), *determinism)),
+        _ => None,
+    };
+    let serve_from_store = second.filter(|_| opts.cache != CacheMode::Off).map(|(store, _)| store);
+    let order = longest_first(points);
+    let mut outcomes = pool::interruptible(|| {
+        pool::parallel_map_in_order(points, &order, opts.workers, |_, point| {
             let label = point.label();
             let prepared = match prepare(point, &identity, &target) {
                 Ok(p) => p,
@@ -654,6 +663,11 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
                 let reason = format!("belongs to another shard than {}/{}", shard.index, shard.count);
                 return outcome(Err(failure(FailureKind::OtherShard, reason)), false, Duration::ZERO);
             }
+            if let Some(result) = serve_from_store.and_then(|store| rendering::lookup(store, &prepared.key)) {
+                let o = outcome(result, true, Duration::ZERO);
+                progress.finished(&o);
+                return o;
+            }
             if let Some(cache) = &cache {
                 match cache.get(&prepared.key) {
                     cache::Lookup::Hit(metrics) => {
@@ -693,6 +707,9 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
             o
         })
     });
+    if let Some((store, determinism)) = second {
+        rerun_outside_the_cache(points, &mut outcomes, store, determinism, opts, &identity, &target);
+    }
     if pool::interrupted() {
         // Every child's group is killed and every point directory removed by now; the cache
         // holds only complete entries.
@@ -722,7 +739,71 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
     if progress.mode != ProgressMode::Silent {
         progress.line(&summary.render());
     }
+    if let Some(rendering::Rendering::First { store }) = rendering::current() {
+        rendering::record(store, &outcomes)
+            .map_err(|e| TaskError::Failed(e.context("recording the gate's run store")))?;
+    }
     Ok(RunReport { outcomes, summary })
+}
+
+/// A point's cost estimate, for scheduling: the tokens its `12 N` requests process
+/// (`N x (isl + osl)`, up to the constant), so a long point never starts last.
+pub fn estimated_cost(point: &PointSpec) -> u64 {
+    u64::from(point.concurrency) * (u64::from(point.isl) + u64::from(point.osl))
+}
+
+/// The indices of `points`, most expensive first (ties in the given order).
+fn longest_first(points: &[PointSpec]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(estimated_cost(&points[i])));
+    order
+}
+
+/// The second rendering's determinism check: the chosen points (`rendering::chosen`) are run
+/// again outside the cache and their fresh results replace the stored ones, so a simulator
+/// that answers differently makes the two renderings differ. With the cache off every point
+/// already ran fresh: each is only compared and noted.
+fn rerun_outside_the_cache(
+    points: &[PointSpec],
+    outcomes: &mut [PointOutcome],
+    store: &Path,
+    determinism: rendering::Determinism,
+    opts: &RunOptions,
+    identity: &str,
+    target: &Target,
+) {
+    let already_fresh = opts.cache == CacheMode::Off;
+    let chosen = if already_fresh {
+        outcomes.iter().enumerate().filter(|(_, o)| !o.key.is_empty() && !o.cached).map(|(i, _)| i).collect()
+    } else {
+        rendering::chosen(points, outcomes, determinism)
+    };
+    let mut order: Vec<usize> = (0..chosen.len()).collect();
+    order.sort_by_key(|&j| std::cmp::Reverse(estimated_cost(&points[chosen[j]])));
+    let fresh: Vec<Option<(Result<PointMetrics, PointFailure>, Duration)>> = pool::interruptible(|| {
+        pool::parallel_map_in_order(&chosen, &order, opts.workers, |_, &i| {
+            if already_fresh {
+                return None;
+            }
+            if pool::interrupted() {
+                return Some((Err(failure(FailureKind::Exit, "interrupted before it started")), Duration::ZERO));
+            }
+            let prepared = prepare(&points[i], identity, target).ok()?;
+            let t = Instant::now();
+            let result = simulate(&prepared, &points[i], opts);
+            Some((result, t.elapsed()))
+        })
+    });
+    for (&i, fresh) in chosen.iter().zip(fresh) {
+        let o = &mut outcomes[i];
+        let stored = rendering::lookup(store, &o.key);
+        if let Some((result, elapsed)) = fresh {
+            o.result = result;
+            o.cached = false;
+            o.elapsed = elapsed;
+        }
+        rendering::note_rerun(&o.key, &o.label, stored.as_ref(), &o.result);
+    }
 }
 
 /// One deterministic record per point for the gate's JSON report: key, label, how it is run
