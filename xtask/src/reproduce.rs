@@ -1,12 +1,15 @@
 //! `cargo xtask reproduce`: the release gate. Every figure of the manifest is reproduced,
 //! mismatched or refused; each task is computed twice in separate processes (this binary,
 //! re-invoked with the hidden `--render-task`) and the two renderings must be byte-identical.
+//! The second rendering reads the points the first one ran from the run's store and re-runs
+//! only a deterministic sample outside the cache (`--determinism`; `harness::blis::rendering`).
 
 use crate::inputs::InputArgs;
 use anyhow::{Context as _, Result};
+use harness::blis::rendering::{self, Determinism, Rendering};
 use harness::gate::{self, evaluate::InProcess, report, tasks::Context, Renderer};
 use harness::task::{exit, TaskError};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[derive(clap::Args)]
@@ -47,10 +50,19 @@ pub struct Args {
     /// Internal: compute one task in this process and print its rendering as JSON.
     #[arg(long, hide = true, value_name = "TASK")]
     render_task: Option<String>,
-    /// Internal: with --render-task, read and write no BLIS point cache (the second rendering
-    /// must compute, not replay the first).
-    #[arg(long, hide = true, requires = "render_task")]
-    render_uncached: bool,
+    /// Which BLIS points the second rendering of a task re-runs outside the cache, to check the
+    /// simulator's determinism: `sample` (one point per sweep and task, the one with the
+    /// smallest content key; every other point is read from the first rendering's results) or
+    /// `full` (every point).
+    #[arg(long, value_name = "sample|full", default_value = "sample", value_parser = Determinism::parse)]
+    determinism: Determinism,
+    /// Internal: with --render-task, the run's store of BLIS point outcomes.
+    #[arg(long, hide = true, value_name = "DIR", requires = "render_task")]
+    render_store: Option<PathBuf>,
+    /// Internal: with --render-store, this is the second rendering (serve from the store,
+    /// re-run the determinism points outside the cache).
+    #[arg(long, hide = true, requires = "render_store")]
+    render_second: bool,
 }
 
 pub fn run(args: Args) -> Result<u8> {
@@ -58,10 +70,22 @@ pub fn run(args: Args) -> Result<u8> {
     let lock = args.lockfile.clone().unwrap_or_else(harness::lock::default_lock_path);
     let cx = Context { inputs: args.inputs.resolve(), manifest: manifest_path.clone(), lock };
     if let Some(task) = &args.render_task {
-        if args.render_uncached {
-            harness::blis::disable_cache_in_this_process();
+        if let Some(store) = &args.render_store {
+            if !args.render_second {
+                rendering::set(Rendering::First { store: store.clone() });
+            } else {
+                if args.determinism == Determinism::Full {
+                    harness::blis::disable_cache_in_this_process();
+                }
+                rendering::set(Rendering::Second { store: store.clone(), determinism: args.determinism });
+            }
         }
-        print!("{}", InProcess(&cx).render(task)?);
+        let text = InProcess(&cx).render(task)?;
+        if let (Some(store), true) = (&args.render_store, args.render_second) {
+            let reruns = serde_json::to_vec(&rendering::take_reruns())?;
+            harness::atomic::write(&reruns_path(store, task), &reruns)?;
+        }
+        print!("{text}");
         return Ok(exit::OK);
     }
     let manifest = harness::gate::load_manifest(&manifest_path)?;
@@ -71,7 +95,16 @@ pub fn run(args: Args) -> Result<u8> {
             return Err(e);
         }
     }
-    let renderer = ChildProcess { args: &args, manifest: &manifest_path, rendered: Default::default() };
+    // The run's store of BLIS point outcomes: the first rendering of each task writes it, the
+    // second reads it; removed when the gate ends.
+    let store = tempfile::Builder::new().prefix("blis-gate-run-").tempdir().context("creating the gate's run store")?;
+    let renderer = ChildProcess {
+        args: &args,
+        manifest: &manifest_path,
+        store: store.path(),
+        rendered: Default::default(),
+        reruns: Default::default(),
+    };
     // A bar on a terminal only (never under CI=true), so logs and snapshots do not change.
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut progress = |done: usize, total: usize, task: &str| {
@@ -93,6 +126,10 @@ pub fn run(args: Args) -> Result<u8> {
         print!("{}", report::verbose(&results, paint));
     } else {
         print!("{}", report::brief(&results, paint));
+    }
+    let reruns = renderer.reruns.take();
+    if let Some(text) = reruns_text(&reruns, args.determinism, args.verbose) {
+        print!("{text}");
     }
     // The baseline comparison: a refusal (no candidate, no corpora) exits 2, a worse figure 1.
     let mut baseline_code = exit::OK;
@@ -119,15 +156,23 @@ pub fn run(args: Args) -> Result<u8> {
     };
     if let Some(path) = &args.report_json {
         let mut text = report::json_with_blis_points(&results, &blis_points);
-        if let Some(cmp) = &comparison {
+        if comparison.is_some() || !reruns.is_empty() {
             let mut value: serde_json::Value = serde_json::from_str(&text)?;
-            value["baseline_comparison"] = cmp.json();
+            if let Some(cmp) = &comparison {
+                value["baseline_comparison"] = cmp.json();
+            }
+            if !reruns.is_empty() {
+                value["determinism_reruns"] = serde_json::json!({"mode": args.determinism.name(), "tasks": reruns});
+            }
             text = serde_json::to_string_pretty(&value)? + "\n";
         }
         harness::atomic::write_report(path, text.as_bytes())?;
     }
     if let Some(path) = &args.report_md {
         let mut text = report::markdown(&results);
+        if let Some(more) = reruns_text(&reruns, args.determinism, true) {
+            text = format!("{text}\n{more}");
+        }
         if let Some(cmp) = &comparison {
             text = format!("{text}{}", cmp.render());
         }
@@ -153,7 +198,40 @@ pub fn run(args: Args) -> Result<u8> {
 struct ChildProcess<'a> {
     args: &'a Args,
     manifest: &'a PathBuf,
+    store: &'a Path,
     rendered: std::cell::RefCell<std::collections::BTreeSet<String>>,
+    /// Per task, the points its second rendering re-ran outside the cache.
+    reruns: std::cell::RefCell<Reruns>,
+}
+
+type Reruns = std::collections::BTreeMap<String, Vec<rendering::Rerun>>;
+
+fn reruns_path(store: &Path, task: &str) -> PathBuf {
+    store.join(format!("reruns-{task}.json"))
+}
+
+/// What the second renderings re-ran: the count, whether every re-run matched, and (verbose,
+/// or when one differed) which points. None when no task ran a BLIS point.
+fn reruns_text(reruns: &Reruns, determinism: Determinism, list: bool) -> Option<String> {
+    let all: Vec<(&String, &rendering::Rerun)> =
+        reruns.iter().flat_map(|(task, rs)| rs.iter().map(move |r| (task, r))).collect();
+    if all.is_empty() {
+        return None;
+    }
+    let differing = all.iter().filter(|(_, r)| !r.identical).count();
+    let how = match determinism {
+        Determinism::Sample => "one point per sweep and task, the smallest key; --determinism full re-runs every point",
+        Determinism::Full => "every point, --determinism full",
+    };
+    let verdict = if differing == 0 { "all identical".to_string() } else { format!("{differing} DIFFER") };
+    let mut out = format!("determinism: {} BLIS points re-run outside the cache ({how}): {verdict}\n", all.len());
+    for (task, r) in all {
+        if list || !r.identical {
+            let what = if r.identical { "identical".to_string() } else { format!("DIFFERS: {}", r.difference) };
+            out += &format!("  {task}: {} [{}] {what}\n", r.label, &r.key[..12.min(r.key.len())]);
+        }
+    }
+    Some(out)
 }
 
 impl Renderer for ChildProcess<'_> {
@@ -164,8 +242,10 @@ impl Renderer for ChildProcess<'_> {
         if let Some(lock) = &self.args.lockfile {
             cmd.arg("--lockfile").arg(lock);
         }
-        if !self.rendered.borrow_mut().insert(task.to_string()) {
-            cmd.arg("--render-uncached");
+        cmd.arg("--render-store").arg(self.store).arg("--determinism").arg(self.args.determinism.name());
+        let second = !self.rendered.borrow_mut().insert(task.to_string());
+        if second {
+            cmd.arg("--render-second");
         }
         let flags = self.args.inputs.data.flags(self.args.inputs.blis.clone());
         for (kind, path) in flags.given() {
@@ -178,6 +258,14 @@ impl Renderer for ChildProcess<'_> {
                 out.status,
                 String::from_utf8_lossy(&out.stderr).trim()
             );
+        }
+        if second {
+            let path = reruns_path(self.store, task);
+            let text = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            let reruns: Vec<rendering::Rerun> = serde_json::from_slice(&text).context("the re-run list")?;
+            if !reruns.is_empty() {
+                self.reruns.borrow_mut().insert(task.to_string(), reruns);
+            }
         }
         String::from_utf8(out.stdout).with_context(|| format!("rendering of `{task}` is not UTF-8"))
     }

@@ -51,6 +51,12 @@
 //! - `BLIS_DOUBLE_SLOWDOWN=F` (a finite number of at least 0, default 0): every step takes
 //!   `1 + F x ln(concurrency)` times as long, so concurrency 1 is unchanged and the higher
 //!   points of a sweep slow down: a candidate whose TPOT shape error grows at high concurrency.
+//!
+//! A knob for the gate's determinism check (`cargo xtask reproduce --determinism`):
+//! - `BLIS_DOUBLE_NOISE=F` (a number in [0, 1], default 0): a nondeterministic simulator. The
+//!   points whose workload file and seed hash (FNV-1a) below F of the 64-bit range get a
+//!   different first inter-token latency on every run (the clock's nanoseconds and the process
+//!   id), so their metrics files differ between two runs; the other points stay exact.
 
 use serde_json::json;
 use std::collections::VecDeque;
@@ -616,6 +622,37 @@ fn slowdown() -> Result<f64, String> {
     }
 }
 
+/// `BLIS_DOUBLE_NOISE`: absent or empty is 0.
+fn noise_fraction() -> Result<f64, String> {
+    match std::env::var("BLIS_DOUBLE_NOISE") {
+        Ok(text) if !text.is_empty() => match text.parse::<f64>() {
+            Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
+            _ => Err(format!("BLIS_DOUBLE_NOISE={text:?}: expected a number from 0 to 1")),
+        },
+        _ => Ok(0.0),
+    }
+}
+
+/// Whether this point is one of the noisy fraction: FNV-1a over the workload file and seed.
+fn is_noisy(args: &Args, fraction: f64) -> Result<bool, String> {
+    if fraction <= 0.0 {
+        return Ok(false);
+    }
+    let bytes = std::fs::read(&args.workload_spec).map_err(|e| format!("{}: {e}", args.workload_spec.display()))?;
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes.iter().chain(args.seed.to_le_bytes().iter()) {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    Ok((h as f64) < fraction * (u64::MAX as f64) || fraction >= 1.0)
+}
+
+/// Something that differs from run to run.
+fn jitter() -> f64 {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    1e-6 * f64::from(1 + (nanos ^ std::process::id()) % 997)
+}
+
 fn run(args: &Args, mode: &str) -> Result<(), String> {
     let engine = match &args.source {
         Source::Scenario { name, dir, catalog, registry } => {
@@ -703,6 +740,11 @@ fn run(args: &Args, mode: &str) -> Result<(), String> {
         _ => {}
     }
     let mut finished = simulate(&engine, &workload, args.seed)?;
+    if is_noisy(args, noise_fraction()?)? {
+        if let Some(first) = finished.first_mut() {
+            first.itl_ms += jitter();
+        }
+    }
     let injected = workload.inputs.len();
     let (mut still_running, mut timed_out) = (0, 0);
     match mode {

@@ -17,6 +17,7 @@ pub mod double;
 pub mod lengths;
 pub mod metrics;
 pub mod pool;
+pub mod rendering;
 pub mod sensitivity;
 pub mod shard;
 pub mod variant;
@@ -822,15 +823,16 @@ fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Result<RunRepor
     let progress = Progress::new(opts.progress, points.len());
     let corrupt = AtomicUsize::new(0);
     let old_format = AtomicUsize::new(0);
-    let outcomes = pool::parallel_map(points, opts.workers, |_, point| {
-        let forced;
-        let point = match opts.form {
-            Some(form) if form != point.form => {
-                forced = PointSpec { form, ..point.clone() };
-                &forced
-            }
-            _ => point,
-        };
+    // The gate's second rendering serves what its first rendering stored (cache off: the
+    // caller asked for fresh runs, which are then all re-runs).
+    let second = match rendering::current() {
+        Some(rendering::Rendering::Second { store, determinism }) => Some((store.as_path(), *determinism)),
+        _ => None,
+    };
+    let serve_from_store = second.filter(|_| opts.cache != CacheMode::Off).map(|(store, _)| store);
+    let order = longest_first(points);
+    let mut outcomes = pool::parallel_map_in_order(points, &order, opts.workers, |_, point| {
+        let point = &*in_form(point, opts);
         let label = point.label();
         let prepared = match prepare(point, &base, &target) {
             Ok(p) => p,
@@ -872,6 +874,11 @@ fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Result<RunRepor
         if let Some(shard) = opts.shard.filter(|s| !s.owns(&prepared.key)) {
             let reason = format!("belongs to another shard than {}/{}", shard.index, shard.count);
             return outcome(Err(failure(FailureKind::OtherShard, reason)), false, Duration::ZERO);
+        }
+        if let Some(result) = serve_from_store.and_then(|store| rendering::lookup(store, &prepared.key)) {
+            let o = outcome(result, true, Duration::ZERO);
+            progress.finished(&o);
+            return o;
         }
         if let Some(cache) = &cache {
             let say = |text: String| {
@@ -937,6 +944,9 @@ fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Result<RunRepor
         progress.finished(&o);
         o
     });
+    if let Some((store, determinism)) = second {
+        rerun_outside_the_cache(points, &mut outcomes, store, determinism, opts, &base, &target, &launch);
+    }
     drop(private);
     if pool::interrupted() {
         return Err(TaskError::Failed(anyhow::anyhow!("interrupted")));
@@ -972,6 +982,10 @@ fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Result<RunRepor
     if progress.mode != ProgressMode::Silent {
         progress.line(&summary.render());
     }
+    if let Some(rendering::Rendering::First { store }) = rendering::current() {
+        rendering::record(store, &outcomes)
+            .map_err(|e| TaskError::Failed(e.context("recording the gate's run store")))?;
+    }
     Ok(RunReport { outcomes, summary })
 }
 
@@ -1003,6 +1017,76 @@ pub fn point_files(point: &PointSpec, opts: &RunOptions) -> Result<Vec<(String, 
         None => files.push(("workload.yaml".to_string(), prepared.workload.clone())),
     }
     Ok(files)
+}
+
+/// The point as it runs: in `--form`'s form where one is given.
+fn in_form<'a>(point: &'a PointSpec, opts: &RunOptions) -> std::borrow::Cow<'a, PointSpec> {
+    match opts.form {
+        Some(form) if form != point.form => std::borrow::Cow::Owned(PointSpec { form, ..point.clone() }),
+        _ => std::borrow::Cow::Borrowed(point),
+    }
+}
+
+/// A point's cost estimate, for scheduling: the tokens its `12 N` requests process
+/// (`N x (isl + osl)`, up to the constant), so a long point never starts last.
+pub fn estimated_cost(point: &PointSpec) -> u64 {
+    u64::from(point.concurrency) * (u64::from(point.isl) + u64::from(point.osl))
+}
+
+/// The indices of `points`, most expensive first (ties in the given order).
+fn longest_first(points: &[PointSpec]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(estimated_cost(&points[i])));
+    order
+}
+
+/// The second rendering's determinism check: the chosen points (`rendering::chosen`) are run
+/// again outside the cache and their fresh results replace the stored ones, so a simulator
+/// that answers differently makes the two renderings differ. With the cache off every point
+/// already ran fresh: each is only compared and noted.
+fn rerun_outside_the_cache(
+    points: &[PointSpec],
+    outcomes: &mut [PointOutcome],
+    store: &Path,
+    determinism: rendering::Determinism,
+    opts: &RunOptions,
+    base: &cache::KeyInputs,
+    target: &Target,
+    launch: &Launch,
+) {
+    let already_fresh = opts.cache == CacheMode::Off;
+    let chosen = if already_fresh {
+        outcomes.iter().enumerate().filter(|(_, o)| !o.key.is_empty() && !o.cached).map(|(i, _)| i).collect()
+    } else {
+        rendering::chosen(points, outcomes, determinism)
+    };
+    let mut order: Vec<usize> = (0..chosen.len()).collect();
+    order.sort_by_key(|&j| std::cmp::Reverse(estimated_cost(&points[chosen[j]])));
+    let fresh: Vec<Option<(Result<PointMetrics, PointFailure>, Duration)>> = pool::interruptible(|| {
+        pool::parallel_map_in_order(&chosen, &order, opts.workers, |_, &i| {
+            if already_fresh {
+                return None;
+            }
+            if pool::interrupted() {
+                return Some((Err(failure(FailureKind::Exit, "interrupted before it started")), Duration::ZERO));
+            }
+            let point = &*in_form(&points[i], opts);
+            let prepared = prepare(point, base, target).ok()?;
+            let t = Instant::now();
+            let result = simulate(&prepared, point, opts, launch).map(|(metrics, _record)| metrics);
+            Some((result, t.elapsed()))
+        })
+    });
+    for (&i, fresh) in chosen.iter().zip(fresh) {
+        let o = &mut outcomes[i];
+        let stored = rendering::lookup(store, &o.key);
+        if let Some((result, elapsed)) = fresh {
+            o.result = result;
+            o.cached = false;
+            o.elapsed = elapsed;
+        }
+        rendering::note_rerun(&o.key, &o.label, stored.as_ref(), &o.result);
+    }
 }
 
 /// One deterministic record per point for the gate's JSON report: key, label, how it is run

@@ -294,48 +294,128 @@ fn logging_double(dir: &Path) -> std::path::PathBuf {
     script
 }
 
+const TINY_HEADLINE_MANIFEST: &str = "tolerances: {}\nexternal_inputs: {}\nfigures:\n  - id: tiny/dropped\n    what: dropped sweeps\n    document: tiny\n    section: \"-\"\n    task: headline\n    key: dropped_sweeps\n    expect: {count: 0}\n    snapshot: tiny__headline\n";
+
+/// `reproduce` over the tiny inputs and manifest with this `blis` and extra flags.
+fn tiny_gate(dir: &Path, blis: &Path, extra: &[&str]) -> assert_cmd::assert::Assert {
+    xtask(dir)
+        .args([
+            "reproduce",
+            "--manifest",
+            "manifest.yaml",
+            "--measurements",
+            "measurements",
+            "--scenarios",
+            "scenarios",
+        ])
+        .args(["--catalog", "catalog", "--registry", "registry", "--report-json", "gate.json", "--blis"])
+        .arg(blis)
+        .args(extra)
+        .assert()
+}
+
+fn runs_logged(dir: &Path) -> usize {
+    let runs = std::fs::read_to_string(dir.join("runs.log")).unwrap_or_default();
+    std::fs::remove_file(dir.join("runs.log")).unwrap_or_default();
+    runs.lines().count()
+}
+
 #[test]
-fn the_gate_renders_a_blis_task_twice_and_the_second_time_uncached() {
+fn the_gate_simulates_each_point_once_and_reruns_one_per_sweep_outside_the_cache() {
     let dir = tempfile::tempdir().unwrap();
     tiny_inputs(dir.path());
     let blis = logging_double(dir.path());
-    std::fs::write(
-        dir.path().join("manifest.yaml"),
-        "tolerances: {}\nexternal_inputs: {}\nfigures:\n  - id: tiny/dropped\n    what: dropped sweeps\n    document: tiny\n    section: \"-\"\n    task: headline\n    key: dropped_sweeps\n    expect: {count: 0}\n    snapshot: tiny__headline\n",
-    )
-    .unwrap();
-    let gate = || {
-        xtask(dir.path())
-            .args([
-                "reproduce",
-                "--manifest",
-                "manifest.yaml",
-                "--measurements",
-                "measurements",
-                "--scenarios",
-                "scenarios",
-            ])
-            .args(["--catalog", "catalog", "--registry", "registry", "--report-json", "gate.json", "--blis"])
-            .arg(&blis)
-            .assert()
-            .stdout(predicate::str::contains("tiny/dropped"));
-    };
-    gate();
-    // The first gate filled the point cache: in the second, the first rendering is served from
-    // it and the second rendering runs both points again.
-    std::fs::remove_file(dir.path().join("runs.log")).unwrap();
-    gate();
-    let runs = std::fs::read_to_string(dir.path().join("runs.log")).unwrap_or_default();
-    assert_eq!(runs.lines().count(), 2, "expected the 2 points run once, by the uncached rendering");
-    // The gate's JSON report records each BLIS point's command line and workload hash.
+    std::fs::write(dir.path().join("manifest.yaml"), TINY_HEADLINE_MANIFEST).unwrap();
+    // Cold: the first rendering runs both points of the one sweep; the second reads them from
+    // the run's store and re-runs one (the smaller key) outside the cache.
+    tiny_gate(dir.path(), &blis, &[]).stdout(predicate::str::contains("tiny/dropped")).stdout(
+        predicate::str::contains("determinism: 1 BLIS points re-run outside the cache")
+            .and(predicate::str::contains("all identical")),
+    );
+    assert_eq!(runs_logged(dir.path()), 3, "2 points by the first rendering, 1 re-run by the second");
+    // Warm: the first rendering is served from the cache; only the sampled re-run runs.
+    tiny_gate(dir.path(), &blis, &[]).stdout(predicate::str::contains("all identical"));
+    assert_eq!(runs_logged(dir.path()), 1, "only the sampled point, re-run outside the cache");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("gate.json")).unwrap()).unwrap();
+    let reruns = report["determinism_reruns"]["tasks"]["headline"].as_array().expect("determinism_reruns");
+    assert_eq!(reruns.len(), 1, "{reruns:?}");
+    assert_eq!(reruns[0]["identical"], true);
+    assert_eq!(report["determinism_reruns"]["mode"], "sample");
+    // The sampled point is the sweep's smallest key.
     let points = report["blis_points"]["headline"].as_array().expect("blis_points.headline");
     assert_eq!(points.len(), 2);
+    let smallest = points.iter().map(|p| p["key"].as_str().unwrap()).min().unwrap();
+    assert_eq!(reruns[0]["key"].as_str(), Some(smallest));
     for p in points {
         assert!(p["run"]["command"][0].as_str().unwrap().ends_with("/blis"), "{p}");
         assert_eq!(p["run"]["workload_sha256"].as_str().unwrap().len(), 64, "{p}");
         assert!(p["result"]["ok"]["metrics_sha256"].is_string(), "{p}");
+    }
+    // --determinism full re-runs every point in the second rendering.
+    tiny_gate(dir.path(), &blis, &["--determinism", "full"])
+        .stdout(predicate::str::contains("determinism: 2 BLIS points re-run outside the cache (every point"));
+    assert_eq!(runs_logged(dir.path()), 2, "every point re-run, the first rendering from the cache");
+}
+
+/// The double behind a script setting `BLIS_DOUBLE_NOISE=fraction` (named after its folder, so
+/// its hash, and so its cache entries, are its own).
+fn noisy_double(dir: &Path, fraction: &str) -> std::path::PathBuf {
+    let script = dir.join("blis");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\n# {}\nBLIS_DOUBLE_NOISE={fraction} exec '{}' \"$@\"\n", dir.display(), double().display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+/// A lock the tiny trees verify against (a file in each tree), so the gate's verdict on a
+/// figure is its task's and not the lock's. The corpora's pin is left wrong: that only adds a note.
+fn tiny_lock(root: &Path) {
+    std::fs::write(root.join("catalog/x.yaml"), "a\n").unwrap();
+    std::fs::write(root.join("registry/x.yaml"), "b\n").unwrap();
+    let mut lock = String::new();
+    for (section, dir, file, glob) in [
+        ("catalog", "catalog", "x.yaml", "*.yaml"),
+        ("registry", "registry", "x.yaml", "*.yaml"),
+        ("scenarios", "scenarios", "m.yaml", "*.yaml"),
+        ("measurements", "measurements", "scoreable.json", "*.json"),
+    ] {
+        let bytes = std::fs::read(root.join(dir).join(file)).unwrap();
+        let sha = if section == "measurements" { "0".repeat(64) } else { oracles::hashing::sha256(&bytes).to_hex() };
+        lock += &format!(
+            "[{section}]\nrepo = https://example.invalid/{section}\ncommit = {}\npath = .\nglob = {glob}\nfile = {sha}  {file}\n",
+            "0".repeat(40)
+        );
+    }
+    std::fs::write(root.join("upstream.lock"), lock).unwrap();
+}
+
+#[test]
+fn a_nondeterministic_simulator_fails_the_gate_cold_warm_and_under_full() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    tiny_lock(dir.path());
+    // Without absolute anchors the one sweep is dropped from the simulated arms: the count the
+    // figure expects of an exact simulator.
+    let manifest = TINY_HEADLINE_MANIFEST.replace("{count: 0}", "{count: 1}");
+    std::fs::write(dir.path().join("manifest.yaml"), manifest).unwrap();
+    let exact = noisy_double(dir.path(), "0");
+    let lock = ["--lockfile", "upstream.lock"];
+    // With the lock verified, an exact simulator reproduces the figure ...
+    tiny_gate(dir.path(), &exact, &lock).success().stdout(predicate::str::contains("1 reproduced, 0 mismatched"));
+    // ... and one that adds noise on every point fails it, cold, warm and under full.
+    let noisy_dir = dir.path().join("noisy");
+    std::fs::create_dir(&noisy_dir).unwrap();
+    let blis = noisy_double(&noisy_dir, "1");
+    for extra in [&lock[..], &lock[..], &["--lockfile", "upstream.lock", "--determinism", "full"][..]] {
+        tiny_gate(dir.path(), &blis, extra)
+            .code(1)
+            .stdout(predicate::str::contains("MISMATCH").and(predicate::str::contains("not deterministic")))
+            .stdout(predicate::str::contains("DIFFERS: metrics file sha256"));
     }
 }
 
