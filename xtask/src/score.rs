@@ -91,14 +91,23 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
             code = exit::FAILED;
         }
     }
-    let arms = score::headline_arms(&corpora.e2e, column.map(|c| c.arm));
-    let scored = score::score_resolved(&resolved, &arms);
+    let arms = score::headline_arms(&corpora.e2e, column.as_ref().map(|c| c.arm.clone()));
+    // With a BLIS column: the corpus arms over the whole selection, then every arm over the
+    // sweeps the binary gave values for (harness::score::SplitScore).
+    let (scored, report) = match column {
+        Some(col) => {
+            let split = score::score_split(&resolved, col.arm);
+            let report = split.report();
+            (split.with_blis, report)
+        }
+        None => {
+            let scored = score::score_resolved(&resolved, &arms);
+            let report = score::render::report(&scored);
+            (scored, report)
+        }
+    };
     let catalog = inputs.get(InputKind::Catalog).map(|c| c.path.as_path()).filter(|p| p.is_dir());
-    let text = format!(
-        "{}\n{}",
-        score::render::report(&scored),
-        score::settings::defaults_table(&corpora, &scenarios, catalog, &args.framework)
-    );
+    let text = format!("{report}\n{}", score::settings::defaults_table(&corpora, &scenarios, catalog, &args.framework));
     // A closed pipe (`| head`) is the reader's choice, not a failure.
     if let Err(e) = std::io::stdout().lock().write_all(text.as_bytes()) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
