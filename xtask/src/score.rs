@@ -93,12 +93,24 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
         }
     }
     let form_lines = column.as_ref().map(|c| c.form_lines()).unwrap_or_default();
-    let arms = score::headline_arms(&corpora.e2e, column.map(|c| c.arm));
-    let scored = score::score_resolved(&resolved, &arms);
+    let arms = score::headline_arms(&corpora.e2e, column.as_ref().map(|c| c.arm.clone()));
+    // With a BLIS column: the corpus arms over the whole selection, then every arm over the
+    // sweeps the binary gave values for (harness::score::SplitScore).
+    let (scored, report) = match column {
+        Some(col) => {
+            let split = score::score_split(&resolved, col.arm);
+            let report = split.report();
+            (split.with_blis, report)
+        }
+        None => {
+            let scored = score::score_resolved(&resolved, &arms);
+            let report = score::render::report(&scored);
+            (scored, report)
+        }
+    };
     let catalog = inputs.get(InputKind::Catalog).map(|c| c.path.as_path()).filter(|p| p.is_dir());
     let text = format!(
-        "{form_lines}{}\n{}",
-        score::render::report(&scored),
+        "{form_lines}{report}\n{}",
         score::settings::defaults_table(&corpora, &scenarios, catalog, &args.framework)
     );
     // A closed pipe (`| head`) is the reader's choice, not a failure.

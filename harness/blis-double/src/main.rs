@@ -47,6 +47,13 @@
 //! - `BLIS_DOUBLE_ENV_LOG=FILE`: writes every variable of its environment to FILE.
 //! - `BLIS_DOUBLE_ONLY=TEXT`: apply the mode only when the scenario (or model) contains TEXT.
 //!
+//! A knob for a release that models only some of the sweeps (issue 23):
+//! - `BLIS_DOUBLE_NOT_MODELLED=GPU,GPU...` (case-insensitive): a point on one of these GPUs (the
+//!   scenario's `cluster.hardware`, or `--hardware`) fails the way inference-sim at f90a1e3a
+//!   fails on a GPU missing from its `hardware_config.json` (`cmd/root.go` logs
+//!   `Failed to load hardware config: ...` through logrus.Fatalf, `sim/latency/config.go` says
+//!   `GPU "X" not found in hardware config (available: [...])`): that line on stderr, exit 1.
+//!
 //! A knob for the baseline comparison (`--baseline-blis`, docs/baseline.md):
 //! - `BLIS_DOUBLE_SLOWDOWN=F` (a finite number of at least 0, default 0): every step takes
 //!   `1 + F x ln(concurrency)` times as long, so concurrency 1 is unchanged and the higher
@@ -109,7 +116,7 @@ enum Source {
     /// `--scenario NAME --scenarios DIR` (engine and tp from the variant).
     Scenario { name: String, dir: PathBuf, catalog: PathBuf, registry: PathBuf },
     /// The flag dialect: the engine from flags, no prefix caching flag.
-    Flags { model: String, engine: Engine },
+    Flags { model: String, hardware: String, engine: Engine },
 }
 
 struct Args {
@@ -242,7 +249,7 @@ fn parse_flag_args(argv: &[String]) -> Result<Args, String> {
         return Err("level=fatal msg=\"engine limits must be positive\"".into());
     }
     Ok(Args {
-        source: Source::Flags { model, engine },
+        source: Source::Flags { model, hardware, engine },
         workload_spec: get("--workload-spec").ok_or("level=fatal msg=\"--workload-spec is required\"")?.into(),
         seed: int("--seed", 42)?,
         metrics_path: get("--metrics-path").ok_or("level=fatal msg=\"--metrics-path is required\"")?.into(),
@@ -262,6 +269,32 @@ struct Workload {
     concurrency: usize,
     inputs: Vec<u64>,
     outputs: Vec<u64>,
+}
+
+/// The scenario's `cluster.hardware` (empty when it states none).
+fn scenario_hardware(path: &Path) -> String {
+    use serde::Deserialize;
+    let Ok(text) = std::fs::read_to_string(path) else { return String::new() };
+    for doc in serde_yaml::Deserializer::from_str(&text) {
+        let Ok(value) = serde_yaml::Value::deserialize(doc) else { return String::new() };
+        if value.get("kind").and_then(|k| k.as_str()) == Some("Scenario") {
+            let hw = value.get("cluster").and_then(|c| c.get("hardware")).and_then(|h| h.as_str());
+            return hw.unwrap_or_default().to_string();
+        }
+    }
+    String::new()
+}
+
+/// `BLIS_DOUBLE_NOT_MODELLED`: the real release's fatal line for a GPU it has no entry for.
+fn not_modelled(hardware: &str) -> Option<String> {
+    let list = std::env::var("BLIS_DOUBLE_NOT_MODELLED").unwrap_or_default();
+    let listed: Vec<&str> = list.split(',').map(str::trim).filter(|g| !g.is_empty()).collect();
+    listed.iter().any(|g| g.eq_ignore_ascii_case(hardware)).then(|| {
+        format!(
+            "level=fatal msg=\"Failed to load hardware config: GPU {hardware:?} not found in hardware config (available: every GPU but [{}])\"",
+            listed.join(" ")
+        )
+    })
 }
 
 fn read_engine(path: &Path) -> Result<Engine, String> {
@@ -661,9 +694,19 @@ fn run(args: &Args, mode: &str) -> Result<(), String> {
                     return Err(format!("{flag} {}: not a directory", dir.display()));
                 }
             }
+            if let Some(fatal) = not_modelled(&scenario_hardware(&dir.join(name))) {
+                eprintln!("{fatal}");
+                std::process::exit(1);
+            }
             read_engine(&dir.join(name))?
         }
-        Source::Flags { engine, .. } => Engine { ..*engine },
+        Source::Flags { engine, hardware, .. } => {
+            if let Some(fatal) = not_modelled(hardware) {
+                eprintln!("{fatal}");
+                std::process::exit(1);
+            }
+            Engine { ..*engine }
+        }
     };
     let workload = read_workload(&args.workload_spec, args.seed)?;
     if let Ok(log) = std::env::var("BLIS_DOUBLE_CWD_LOG") {

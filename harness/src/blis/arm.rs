@@ -214,7 +214,10 @@ pub fn column_of_plan(plan: &Plan, opts: &RunOptions) -> Result<Column, TaskErro
 }
 
 /// The headline table for the release gate, with the BLIS column when a binary is supplied
-/// (run with the default options, quietly, through the shared cache).
+/// (run with the default options, quietly, through the shared cache). The corpus arms, counts
+/// and tiers are those of the whole selection, as without a binary; the published BLIS cells
+/// come from the binary only when it models every sweep of the selection, and are refused
+/// otherwise (issue 23). The report adds every arm over the sweeps with a BLIS value.
 pub fn task_headline(
     inputs: &crate::inputs::Inputs,
     config_tier: Option<oracles::tiers::ConfigTier>,
@@ -230,11 +233,33 @@ pub fn task_headline(
     let selection = Selection::vllm(config_tier);
     let resolved = resolve::resolve(&corpora, &scenarios, Some(&opts.catalog), &selection);
     let col = column(&resolved.sweeps, &scenarios_dir, &opts)?;
-    let arms = crate::score::headline_arms(&corpora.e2e, Some(col.arm));
-    let scored = crate::score::score_resolved(&resolved, &arms);
-    let mut out = crate::score::headline_output(&scored);
+    let coverage = Coverage::of(
+        &opts,
+        &col,
+        match config_tier {
+            None => "sweeps of the vLLM headline",
+            Some(_) => "sweeps of the vLLM measured-tier table",
+        },
+    )?;
+    let split = crate::score::score_split(&resolved, col.arm.clone());
+    let mut out = crate::score::headline_output(&split.corpus);
+    let with_blis = crate::score::headline_output(&split.with_blis);
+    if coverage.complete() {
+        out.values.extend(with_blis.values.into_iter().filter(|(k, _)| k.contains(".blis.")));
+    } else {
+        // Every BLIS cell the corpus table has a corpus cell for.
+        let keys: Vec<String> = out
+            .values
+            .keys()
+            .filter(|k| k.contains(".aisimulate."))
+            .map(|k| k.replace(".aisimulate.", ".blis."))
+            .collect();
+        coverage.refuse(&mut out, keys);
+    }
+    out.report = split.report();
     out.blis_points = super::point_records(&col.outcomes);
     out.report.push_str(&form_lines(col.form));
+    out.report.push_str(&format!("\nblis: {}\n", coverage.line()));
     for note in col.notes.iter().filter(|n| !n.contains("not modelled by this release")) {
         out.report.push_str(&format!("blis: no value: {note}\n"));
     }
@@ -242,6 +267,77 @@ pub fn task_headline(
         out.report.push_str(&format!("blis: {note}\n"));
     }
     Ok(out)
+}
+
+/// How much of a figure's selection a binary models: published BLIS figures are of a binary
+/// that models every sweep of the selection they were published over; one that models fewer
+/// cannot have produced them, so they are refused, never a mismatch (issue 23).
+pub struct Coverage {
+    /// The release (by its hash) and its dialect.
+    pub label: String,
+    pub modelled: usize,
+    pub sweeps: usize,
+    /// What the sweeps are, e.g. "sweeps of the vLLM headline".
+    pub selection: &'static str,
+}
+
+impl Coverage {
+    pub fn of(opts: &RunOptions, col: &Column, selection: &'static str) -> Result<Coverage, TaskError> {
+        Ok(Coverage {
+            label: release_label(opts)?,
+            modelled: col.modelled_sweeps,
+            sweeps: col.modelled_sweeps + col.not_modelled_sweeps,
+            selection,
+        })
+    }
+
+    pub fn complete(&self) -> bool {
+        self.modelled == self.sweeps
+    }
+
+    pub fn line(&self) -> String {
+        format!("{} models {} of the {} {}", self.label, self.modelled, self.sweeps, self.selection)
+    }
+
+    /// Each of `keys` refused for this reason (`<key>.refused`, read by the gate), all of them
+    /// on the gate's one line for published BLIS figures.
+    pub fn refuse(&self, out: &mut crate::task::TaskOutput, keys: impl IntoIterator<Item = String>) {
+        for key in keys {
+            out.text(
+                format!("{key}.refused"),
+                format!(
+                    "published over the {} {}; {} models {} of them, so it cannot have produced this figure (what it can compute is in this task's report, and under blis-release/<tag>/ for a release the manifest knows)",
+                    self.sweeps, self.selection, self.label, self.modelled
+                ),
+            );
+        }
+        out.text(
+            crate::gate::evaluate::REFUSED_WHAT,
+            format!(
+                "a blis that models every sweep they were published over (a build of the latency-kernel era, scenario dialect: --blis PATH); {} models only",
+                self.label
+            ),
+        );
+        out.text(
+            crate::gate::evaluate::REFUSED_BY,
+            format!("{} of the {} {}", self.modelled, self.sweeps, self.selection),
+        );
+    }
+}
+
+/// A binary as a refusal names it: the release whose hash we know, else its hash; and its dialect.
+pub fn release_label(opts: &RunOptions) -> Result<String, TaskError> {
+    let digest = super::binary::digest(&opts.binary)?;
+    let who = if digest == RELEASE_F90A1E3A_SHA256 {
+        "inference-sim f90a1e3a".to_string()
+    } else {
+        format!("the blis with sha256 {}", &digest[..digest.len().min(12)])
+    };
+    let dialect = match super::Target::detect(opts, &opts.binary, &digest)?.dialect() {
+        super::dialect::Dialect::Flags => "flag dialect",
+        super::dialect::Dialect::Scenario => "scenario dialect",
+    };
+    Ok(format!("{who} ({dialect})"))
 }
 
 pub fn run_arm(plan: &Plan, opts: &RunOptions) -> Result<(Arm, RunReport), TaskError> {
@@ -331,6 +427,24 @@ pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOpti
         ),
         _ => format!("form: {}\nnot stated by any form: {}", form.describe(), super::workload::TRACE_CAVEAT),
     };
+    // The published rows are of a binary that models every monotone sweep; with one that
+    // models fewer they are refused, and its own rows are scored over the sweeps it models
+    // (values `release.<row>...`), the comparison its own figures make (issue 23).
+    let probe_plan = Plan { points: keys.iter().cloned().zip(base.iter().cloned()).collect(), unplannable: Vec::new() };
+    let probe = column_of_plan(&probe_plan, &opts)?;
+    let coverage = Coverage::of(&opts, &probe, "monotone sweeps of the vLLM sensitivity table")?;
+    let not_modelled: std::collections::BTreeSet<(String, String)> = probe_plan
+        .points
+        .iter()
+        .zip(&probe.outcomes)
+        .filter(|(_, o)| o.result.as_ref().is_err_and(|f| f.kind == super::FailureKind::NotModelled))
+        .map(|((k, _), _)| (k.scenario.clone(), k.label.clone()))
+        .collect();
+    let (keys, base): (Vec<PointKey>, Vec<PointSpec>) = keys
+        .into_iter()
+        .zip(base)
+        .filter(|(k, _)| !not_modelled.contains(&(k.scenario.clone(), k.label.clone())))
+        .unzip();
     let score = |_: &[PointSpec], outcomes: &[PointOutcome]| -> anyhow::Result<super::sensitivity::RowScore> {
         let arms = [arm_values(&keys, outcomes, &plan.unplannable)];
         let scored = crate::score::score(&corpora, &scenarios, &arms, &selection);
@@ -342,14 +456,35 @@ pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOpti
             ttft_shape: mean(ErrorMetric::TtftShape).ok_or_else(|| anyhow::anyhow!("no TTFT shape comparisons"))?,
         })
     };
-    let table = super::sensitivity::sensitivity(&base, &reseed, &opts, &score)?;
-    let mut out = table.output();
-    out.report = format!(
-        "BLIS sensitivity: {} monotone vLLM sweeps, {} points ({} not runnable)\n{lengths_line}\n{}",
+    let head = format!(
+        "BLIS sensitivity: {} monotone vLLM sweeps, {} points ({} not runnable)\n{lengths_line}\n",
         monotone.len(),
-        base.len() + plan.unplannable.len(),
+        probe_plan.points.len() + plan.unplannable.len(),
         plan.unplannable.len(),
-        out.report
+    );
+    if coverage.complete() {
+        let mut out = super::sensitivity::sensitivity(&base, &reseed, &opts, &score)?.output();
+        out.report = format!("{head}{}", out.report);
+        return Ok(out);
+    }
+    let mut out = crate::task::TaskOutput::default();
+    let mut published = vec!["n".to_string(), "rows_agree_on_n".to_string()];
+    for v in super::sensitivity::variants() {
+        published.extend(["n", "tpot_shape", "ttft_shape"].map(|m| format!("{}.{m}", v.key())));
+    }
+    coverage.refuse(&mut out, published);
+    let own = if coverage.modelled == 0 {
+        "no row: it models none of them\n".to_string()
+    } else {
+        let table = super::sensitivity::sensitivity(&base, &reseed, &opts, &score)?.output();
+        out.blis_points = table.blis_points;
+        out.values.extend(table.values.into_iter().map(|(k, v)| (format!("release.{k}"), v)));
+        table.report
+    };
+    out.report = format!(
+        "{head}{}: the published rows are refused; its own rows, over the {} sweeps it models:\n{own}",
+        coverage.line(),
+        coverage.modelled
     );
     Ok(out)
 }

@@ -591,6 +591,19 @@ pub fn command_line(scenario_name: &str, dir: &Path, opts: &RunOptions, seed: u6
     args
 }
 
+/// A release's own fatal line saying it has no configuration for the point's GPU or model
+/// (inference-sim `cmd/root.go` @ f90a1e3a: `logrus.Fatalf("Failed to load hardware config: %v")`
+/// and `"Failed to load model config: %v"`), as logrus prints it (`time="..." level=fatal
+/// msg="..."`): the message, unquoted.
+fn release_cannot_model(line: &str) -> Option<String> {
+    let (_, msg) = line.split_once("level=fatal msg=")?;
+    let msg = msg.strip_prefix('"').and_then(|m| m.strip_suffix('"')).unwrap_or(msg).replace("\\\"", "\"");
+    ["Failed to load hardware config: ", "Failed to load model config: "]
+        .iter()
+        .any(|p| msg.starts_with(p))
+        .then_some(msg)
+}
+
 /// Runs one prepared point in a fresh temporary directory (removed afterwards).
 /// The bound on a metrics file: a real point's file is kilobytes to a few megabytes (about 300
 /// bytes per request, 12N requests); anything larger is refused, never read into memory.
@@ -658,7 +671,16 @@ fn simulate(
         }
         pool::ChildEnd::Interrupted => return Err(with_tail(FailureKind::Exit, "interrupted".into())),
         pool::ChildEnd::Exited(status) if !status.success() => {
-            return Err(with_tail(FailureKind::Exit, format!("blis run exited with {status}")))
+            let tail = tail();
+            if let Some(why) = tail.iter().find_map(|l| release_cannot_model(l)) {
+                let reason = format!("not modelled by this release: {why} (its own words, exit {status})");
+                return Err(PointFailure { kind: FailureKind::NotModelled, reason, stderr_tail: tail });
+            }
+            return Err(PointFailure {
+                kind: FailureKind::Exit,
+                reason: format!("blis run exited with {status}"),
+                stderr_tail: tail,
+            });
         }
         pool::ChildEnd::Exited(_) => {}
     }
@@ -1157,4 +1179,24 @@ pub fn render_outcomes(outcomes: &[PointOutcome]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod release_words {
+    #[test]
+    fn a_release_saying_it_has_no_config_is_not_modelled() {
+        // The line inference-sim f90a1e3a prints for `--hardware FOO` (run by hand).
+        let real = r#"time="2026-12-01T21:44:13Z" level=fatal msg="Failed to load hardware config: GPU \"FOO\" not found in hardware config (available: [A100-80 A100-SXM H100 L40S])""#;
+        assert_eq!(
+            super::release_cannot_model(real).as_deref(),
+            Some(
+                r#"Failed to load hardware config: GPU "FOO" not found in hardware config (available: [A100-80 A100-SXM H100 L40S])"#
+            )
+        );
+        assert!(
+            super::release_cannot_model(r#"level=fatal msg="Failed to load model config: no config.json""#).is_some()
+        );
+        assert_eq!(super::release_cannot_model(r#"level=fatal msg="workload spec: unknown field""#), None);
+        assert_eq!(super::release_cannot_model("Failed to load hardware config: GPU"), None);
+    }
 }

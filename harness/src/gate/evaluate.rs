@@ -86,6 +86,11 @@ pub struct GateOptions<'a> {
 /// The lock task, whose verdict taints every figure that reads a locked input.
 pub const LOCK_TASK: &str = "lock-verify";
 
+/// A task's value keys for the refusals it states itself (see `judge`): what the refused values
+/// need, and what the inputs given supply instead (refusals with the same `what` are one line).
+pub const REFUSED_WHAT: &str = "refused.what";
+pub const REFUSED_BY: &str = "refused.by";
+
 /// The manifest's consistency task, whose digit check needs PUBLISHED-FIGURES.md.
 pub const MANIFEST_TASK: &str = "manifest";
 
@@ -304,6 +309,19 @@ fn judge(
         }
     };
     let Some(value) = output.values.get(key) else {
+        // A task may refuse one value for a stated reason (`<key>.refused`), grouped under
+        // `refused.what` / `refused.by` (e.g. published BLIS figures a release cannot produce).
+        if let Some(Value::Text(why)) = output.values.get(&format!("{key}.refused")) {
+            let text = |k: &str| match output.values.get(k) {
+                Some(Value::Text(t)) => t.clone(),
+                _ => String::new(),
+            };
+            result.status = Status::Refused;
+            result.detail = why.clone();
+            result.need =
+                Some(Need { what: text(REFUSED_WHAT), supplied_by: text(REFUSED_BY) }).filter(|n| !n.what.is_empty());
+            return result;
+        }
         result.detail = format!("task `{task}` produced no value `{key}`");
         return result;
     };

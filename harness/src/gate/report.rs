@@ -106,7 +106,9 @@ pub fn verbose(results: &[FigureResult], paint: Paint) -> String {
 /// pointer to `--verbose` and the totals.
 pub fn brief(results: &[FigureResult], paint: Paint) -> String {
     let mut out = String::new();
-    let mut groups: Vec<(Need, usize)> = Vec::new();
+    // One line per need (`what`); what the given inputs supply instead, when it differs
+    // between figures (each task's own count of sweeps), is listed on that line once each.
+    let mut groups: Vec<(String, usize, Vec<String>)> = Vec::new();
     for r in results {
         if r.status != Status::Refused {
             let _ = writeln!(out, "{}", painted_line(r, paint));
@@ -114,15 +116,22 @@ pub fn brief(results: &[FigureResult], paint: Paint) -> String {
         }
         // A task that refused by itself carries its reason in `detail` only.
         let need = r.need.clone().unwrap_or_else(|| Need { what: r.detail.clone(), supplied_by: String::new() });
-        match groups.iter_mut().find(|(n, _)| *n == need) {
-            Some((_, count)) => *count += 1,
-            None => groups.push((need, 1)),
+        let i = match groups.iter().position(|(what, _, _)| *what == need.what) {
+            Some(i) => i,
+            None => {
+                groups.push((need.what.clone(), 0, Vec::new()));
+                groups.len() - 1
+            }
+        };
+        groups[i].1 += 1;
+        if !need.supplied_by.is_empty() && !groups[i].2.contains(&need.supplied_by) {
+            groups[i].2.push(need.supplied_by);
         }
     }
-    for (need, count) in &groups {
+    for (what, count, bys) in &groups {
         let figures = if *count == 1 { "figure needs" } else { "figures need" };
-        let how = if need.supplied_by.is_empty() { String::new() } else { format!(": {}", need.supplied_by) };
-        let _ = writeln!(out, "{}{count} {figures} {}{how}", word(Status::Refused, paint), need.what);
+        let how = if bys.is_empty() { String::new() } else { format!(": {}", bys.join("; ")) };
+        let _ = writeln!(out, "{}{count} {figures} {what}{how}", word(Status::Refused, paint));
     }
     if !groups.is_empty() {
         let _ = writeln!(out, "(`--verbose` lists every figure; --report-md/--report-json keep them all)");

@@ -303,6 +303,39 @@ pub fn score(corpora: &Corpora, scenarios: &ScenarioSet, arms: &[Arm], selection
     score_resolved(&resolve::resolve(corpora, scenarios, None, selection), arms)
 }
 
+/// A selection scored with a BLIS column, two ways (issue 23): the corpus arms over every sweep
+/// of the selection, as they were published, whatever the binary models; and every arm over the
+/// sweeps the BLIS column has values for (the comparison a release's own figures make).
+pub struct SplitScore {
+    pub corpus: Scored,
+    pub with_blis: Scored,
+}
+
+pub fn score_split(resolved: &resolve::Resolved, blis: Arm) -> SplitScore {
+    let e2e = &resolved.corpora.e2e;
+    SplitScore {
+        corpus: score_resolved(resolved, &corpus_arms(e2e)),
+        with_blis: score_resolved(resolved, &headline_arms(e2e, Some(blis))),
+    }
+}
+
+impl SplitScore {
+    /// The corpus report (every table, the corpus arms over the whole selection), then the
+    /// headline of every arm over the sweeps with a BLIS value, each tier with its own n.
+    pub fn report(&self) -> String {
+        let all = self.with_blis.aggregate(self.with_blis.sweeps.iter());
+        format!(
+            "{}
+## BLIS and the comparison arms over the {} sweeps with a BLIS value (not the published selection)
+
+{}",
+            render::report(&self.corpus),
+            all.sweeps,
+            render::headline(&self.with_blis)
+        )
+    }
+}
+
 /// Scores `arms` on the sweeps of `resolved` (`resolve::resolve`).
 pub fn score_resolved(resolved: &resolve::Resolved, arms: &[Arm]) -> Scored {
     let (corpora, scenarios, selection) = (resolved.corpora, resolved.scenarios, &resolved.selection);

@@ -299,3 +299,42 @@ fn colour_marks_each_status_word_and_keeps_the_columns() {
     assert_eq!(plain, report::text(&results));
     assert_eq!(plain.lines().count(), results.len() + 1);
 }
+
+/// Issue 23: a value a task refuses itself (`<key>.refused`) is refused, not a mismatch, and
+/// such refusals from several tasks sharing one need are one brief line listing each task's
+/// own count; a value missing without a stated reason is still a mismatch.
+#[test]
+fn values_a_task_refuses_for_a_stated_reason_are_refused_on_one_line() {
+    const PARTIAL: &str = r#"
+tolerances:
+  last-digit: {why: "published rounded"}
+external_inputs: {}
+figures:
+  - {id: h/blis, what: "blis cell", document: PUBLISHED-FIGURES.md, section: "3", task: headline,
+     key: all.blis.tpot_shape, expect: {number: "9.64"}, tolerance: last-digit, snapshot: headline__all}
+  - {id: m/blis, what: "blis cell", document: PUBLISHED-FIGURES.md, section: "3", task: headline-measured,
+     key: all.blis.tpot_shape, expect: {number: "11.38"}, tolerance: last-digit, snapshot: headline__all}
+  - {id: m/gone, what: "a cell", document: PUBLISHED-FIGURES.md, section: "3", task: headline-measured,
+     key: all.aic.tpot_shape, expect: {number: "12.00"}, tolerance: last-digit, snapshot: headline__all}
+"#;
+    let refusing = |by: &str| {
+        output(&[
+            ("all.blis.tpot_shape.refused", Value::Text(format!("published over more; it models {by}"))),
+            ("refused.what", Value::Text("a blis that models every sweep; R models only".into())),
+            ("refused.by", Value::Text(by.into())),
+        ])
+    };
+    let outputs = BTreeMap::from([("headline", refusing("9 of 113")), ("headline-measured", refusing("2 of 68"))]);
+    let results = run(PARTIAL, &Scripted::new(outputs));
+    let (status, line) = status_of(&results, "h/blis");
+    assert_eq!(status, Status::Refused, "{line}");
+    assert!(line.contains("published over more; it models 9 of 113"), "{line}");
+    assert_eq!(status_of(&results, "m/blis").0, Status::Refused);
+    assert_eq!(status_of(&results, "m/gone").0, Status::Mismatch, "no stated reason: still a mismatch");
+    let text = report::brief(&results, report::Paint::Plain);
+    assert!(
+        text.lines()
+            .any(|l| l == "refused  2 figures need a blis that models every sweep; R models only: 9 of 113; 2 of 68"),
+        "{text}"
+    );
+}

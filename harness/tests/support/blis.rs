@@ -77,6 +77,7 @@ fn with_mode_env(mode: &str, only: &str) -> Vec<(String, String)> {
         ("BLIS_DOUBLE_MODE".into(), mode.into()),
         ("BLIS_DOUBLE_ONLY".into(), only.into()),
         ("BLIS_DOUBLE_DIALECT".into(), String::new()),
+        ("BLIS_DOUBLE_NOT_MODELLED".into(), String::new()),
     ]
 }
 

@@ -240,7 +240,13 @@ fn blis_with_every_point_run_exits_0_and_fills_the_column() {
         .arg(double())
         .assert()
         .success()
-        .stderr(predicate::str::contains("2 points with a value, 0 failed; 1 sweeps modelled, 0 not modelled"));
+        .stderr(predicate::str::contains("2 points with a value, 0 failed; 1 sweeps modelled, 0 not modelled"))
+        // The corpus arms' report first (no BLIS arm in it), then every arm over the BLIS sweeps
+        // (none here: without anchors the tiny corpus gives BLIS milliseconds no relatives).
+        .stdout(predicate::str::is_match(r"(?m)^arms: AISimulate, AIC$").unwrap())
+        .stdout(predicate::str::is_match(
+            r"(?s)## Headline.*## BLIS and the comparison arms over the \d+ sweeps with a BLIS value \(not the published selection\)\n\n## Headline",
+        ).unwrap());
 }
 
 #[test]
