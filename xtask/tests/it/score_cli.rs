@@ -405,10 +405,9 @@ fn a_nondeterministic_simulator_fails_the_gate_cold_warm_and_under_full() {
     let dir = tempfile::tempdir().unwrap();
     tiny_inputs(dir.path());
     tiny_lock(dir.path());
-    // Without absolute anchors the one sweep is dropped from the simulated arms: the count the
-    // figure expects of an exact simulator.
-    let manifest = TINY_HEADLINE_MANIFEST.replace("{count: 0}", "{count: 1}");
-    std::fs::write(dir.path().join("manifest.yaml"), manifest).unwrap();
+    // The figure is a corpus count, which a BLIS binary never changes (issue 23); the noise
+    // reaches the rendered report through the BLIS column.
+    std::fs::write(dir.path().join("manifest.yaml"), TINY_HEADLINE_MANIFEST).unwrap();
     let exact = noisy_double(dir.path(), "0");
     let lock = ["--lockfile", "upstream.lock"];
     // With the lock verified, an exact simulator reproduces the figure ...
