@@ -345,3 +345,27 @@ fn ctrl_c_during_fuzz_leaves_no_folder_in_dev_shm() {
     assert_eq!(code, Some(130), "{stderr}");
     assert_eq!(fresh(), 0, "the fuzz folder was left behind");
 }
+
+#[test]
+fn cache_stats_and_merge_on_a_mistyped_or_empty_folder_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    xtask(dir.path())
+        .args(["cache", "stats", "no-such-cache"])
+        .assert()
+        .code(1)
+        .stderr(contains("not a cache directory"));
+    xtask(dir.path())
+        .args(["cache", "merge", "no-such-cache", "--into", "merged"])
+        .assert()
+        .code(1)
+        .stderr(contains("not a cache directory"));
+    xtask(dir.path())
+        .args(["cache", "merge"])
+        .arg(&empty)
+        .args(["--into", "merged"])
+        .assert()
+        .code(1)
+        .stderr(contains("no entry in any source"));
+}
