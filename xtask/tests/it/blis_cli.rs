@@ -369,3 +369,23 @@ fn cache_stats_and_merge_on_a_mistyped_or_empty_folder_fail() {
         .code(1)
         .stderr(contains("no entry in any source"));
 }
+
+#[test]
+fn determinism_takes_a_timeout_and_a_hanging_binary_is_stopped_by_it() {
+    let checkout = Checkout::new();
+    let started = std::time::Instant::now();
+    xtask(checkout.dir.path())
+        .args(["blis", "determinism", "--timeout", "1", "--blis"])
+        .arg(double::build().unwrap())
+        .args(["--scenarios"])
+        .arg(checkout.path("scenarios"))
+        .args(["--catalog"])
+        .arg(checkout.path("catalog"))
+        .args(["--registry"])
+        .arg(checkout.path("registry"))
+        .env("BLIS_DOUBLE_MODE", "hang")
+        .assert()
+        .code(1)
+        .stderr(contains("Timeout"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(120), "the 1 s timeout did not apply");
+}
