@@ -284,27 +284,39 @@ pub fn run(target: &Target, cases: u32, seed: u64) -> Result<Report, String> {
     let (accepted, rejected) = (Cell::new(0u32), Cell::new(0u32));
     let strategy = (0..seeds.len(), proptest::collection::vec(mutation(), 1..=4));
     let started = Instant::now();
-    let outcome = runner.run(&strategy, |(which, mutations)| {
-        let mut bytes = seeds[which].clone();
-        for m in &mutations {
-            apply(&mut bytes, m);
-        }
-        std::fs::write(&path, &bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        match (target.read)(&path) {
-            Ok(()) => accepted.set(accepted.get() + 1),
-            Err(e) => {
-                rejected.set(rejected.get() + 1);
-                let message = format!("{e:#}");
-                if !target.text_only && !message.contains(target.file_name) {
-                    return Err(TestCaseError::fail(format!(
-                        "the error does not name {}: {message}",
-                        target.file_name
-                    )));
+    // SIGINT/SIGTERM caught: the case loop stops and the folder (in /dev/shm, memory) is
+    // removed before the exit, never left behind.
+    let outcome = crate::blis::pool::interruptible(|| {
+        runner.run(&strategy, |(which, mutations)| {
+            if crate::blis::pool::interrupted() {
+                return Err(TestCaseError::fail("interrupted"));
+            }
+            let mut bytes = seeds[which].clone();
+            for m in &mutations {
+                apply(&mut bytes, m);
+            }
+            std::fs::write(&path, &bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            match (target.read)(&path) {
+                Ok(()) => accepted.set(accepted.get() + 1),
+                Err(e) => {
+                    rejected.set(rejected.get() + 1);
+                    let message = format!("{e:#}");
+                    if !target.text_only && !message.contains(target.file_name) {
+                        return Err(TestCaseError::fail(format!(
+                            "the error does not name {}: {message}",
+                            target.file_name
+                        )));
+                    }
                 }
             }
-        }
-        Ok(())
+            Ok(())
+        })
     });
+    if crate::blis::pool::interrupted() {
+        drop(dir);
+        eprintln!("fuzz: interrupted; its temporary folder removed");
+        std::process::exit(130);
+    }
     let elapsed = started.elapsed();
     match outcome {
         Ok(()) => {

@@ -131,6 +131,9 @@ pub enum Command {
     },
     /// The determinism figure: one point run twice outside the cache.
     Determinism {
+        /// Per-point timeout in seconds, at least 1; the point's process group is killed after it
+        #[arg(long, value_name = "SECS", default_value_t = 1800, value_parser = parse_positive_u64)]
+        timeout: u64,
         #[command(flatten)]
         inputs: InputArgs,
     },
@@ -148,10 +151,14 @@ pub enum Command {
 pub fn run(cmd: Command) -> Result<u8> {
     match cmd {
         Command::Run { points, run, inputs } => run_file(&points, &run, &inputs.resolve()),
-        Command::Determinism { inputs } => finish(blis::task_determinism(&inputs.resolve()).map(|out| {
-            print!("{}", out.report);
-            out.values.get("bit_identical") == Some(&harness::task::Value::Check(true))
-        })),
+        Command::Determinism { timeout, inputs } => {
+            finish(blis::determinism::task_determinism_with(&inputs.resolve(), Some(Duration::from_secs(timeout))).map(
+                |out| {
+                    print!("{}", out.report);
+                    out.values.get("bit_identical") == Some(&harness::task::Value::Check(true))
+                },
+            ))
+        }
         Command::Sensitivity { run, inputs } => {
             let inputs = inputs.resolve();
             finish(run.options(&inputs, "the BLIS sensitivity table").and_then(|opts| {

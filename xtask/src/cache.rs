@@ -30,23 +30,30 @@ pub fn run(cmd: Command) -> Result<u8> {
             let into = into.unwrap_or_else(default_cache_dir);
             let stats = cache::merge(&sources, &into)?;
             println!(
-                "merged {} source(s) into {}: {} entries copied, {} already present",
+                "merged {} source(s) into {}: {} entries copied, {} already present, {} of an old format left out",
                 sources.len(),
                 harness::paths::display(&into),
                 stats.copied,
-                stats.already_present
+                stats.already_present,
+                stats.old_format
             );
+            // Sources with no entry at all are a mistyped path or a job that stored nothing.
+            if stats.copied + stats.already_present == 0 {
+                eprintln!("cache merge: no entry in any source (exit 1)");
+                return Ok(exit::FAILED);
+            }
             Ok(exit::OK)
         }
         Command::Stats { dir } => {
             let dir = dir.unwrap_or_else(default_cache_dir);
             let stats = cache::stats(&dir)?;
             println!(
-                "{}: {} entries, {} bytes, {} corrupt",
+                "{}: {} entries, {} bytes, {} corrupt, {} of an old format (recomputed when met)",
                 harness::paths::display(&dir),
                 stats.entries,
                 stats.bytes,
-                stats.corrupt.len()
+                stats.corrupt.len(),
+                stats.old_format
             );
             for path in &stats.corrupt {
                 println!("corrupt: {}", harness::paths::display(path));

@@ -60,6 +60,11 @@ pub fn determinism_point_for(scenarios: &Path, target: &super::Target) -> Result
 }
 
 pub fn task_determinism(inputs: &Inputs) -> TaskResult {
+    task_determinism_with(inputs, None)
+}
+
+/// `task_determinism` with a per-point timeout other than the default (`--timeout`).
+pub fn task_determinism_with(inputs: &Inputs, timeout: Option<std::time::Duration>) -> TaskResult {
     let needed_for = "the BLIS determinism figure";
     let binary = super::binary::require(inputs, needed_for)?;
     let scenarios = inputs.require_dir(InputKind::Scenarios, needed_for)?;
@@ -71,6 +76,9 @@ pub fn task_determinism(inputs: &Inputs) -> TaskResult {
     let point = determinism_point_for(scenarios, &target)?;
     opts.cache = CacheMode::Off;
     opts.workers = 1;
+    if let Some(t) = timeout {
+        opts.timeout = t;
+    }
     opts.progress = ProgressMode::Silent;
     let mut runs = Vec::new();
     let mut records = Vec::new();

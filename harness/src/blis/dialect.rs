@@ -153,7 +153,9 @@ pub fn replay_supported(binary: &Path, digest: &str, cwd: &Path, env: &[(String,
 
 /// `blis <command> --help`, stdout and stderr, at most 1 MiB of each, within 60 s.
 fn help_text(binary: &Path, cwd: &Path, env: &[(String, String)], command: &str) -> Result<String, String> {
-    let dir = tempfile::Builder::new().prefix("blis-help-").tempdir().map_err(|e| e.to_string())?;
+    let dir = tempfile::Builder::new().prefix("blis-help-").tempdir().map_err(|e| {
+        format!("creating a temporary folder for `{command} --help` under {}: {e}", std::env::temp_dir().display())
+    })?;
     let run = super::pool::ChildRun {
         program: binary,
         args: vec![command.into(), "--help".into()],
@@ -190,7 +192,36 @@ fn help_text(binary: &Path, cwd: &Path, env: &[(String, String)], command: &str)
         }
         String::from_utf8_lossy(&text).into_owned()
     };
-    Ok(read("stdout.txt") + "\n" + &read("stderr.txt"))
+    let (out, err) = (read("stdout.txt"), read("stderr.txt"));
+    if out.is_empty() && err.is_empty() && folder_is_full(dir.path()) {
+        // The help went nowhere: a full disk, not a binary without the flags.
+        return Err(format!(
+            "`{} {command} --help` wrote nothing: the temporary folder {} has no free space (TMPDIR)",
+            binary.display(),
+            std::env::temp_dir().display()
+        ));
+    }
+    Ok(out + "\n" + &err)
+}
+
+/// Whether the file system holding `dir` has no block left for an unprivileged writer.
+fn folder_is_full(dir: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return false };
+        // SAFETY: a NUL-terminated path and a zeroed out-parameter of the right type.
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        if unsafe { libc::statvfs(path.as_ptr(), &mut st) } != 0 {
+            return false;
+        }
+        st.f_bavail == 0 || st.f_favail == 0
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        false
+    }
 }
 
 /// What a flag-dialect release ships beside its binary (its working directory).

@@ -283,6 +283,14 @@ mod tests {
     }
 
     #[test]
+    fn a_value_near_the_float_range_is_an_error_not_an_inf_cell() {
+        let mut v = valid();
+        v["sweeps"][0]["points"][0]["aic_ttft_error_pct"] = serde_json::json!(1.7e308);
+        let e = err_of(v);
+        assert!(e.contains("sweeps[0].points[0].aic_ttft_error_pct") && e.contains("magnitude at most"), "{e}");
+    }
+
+    #[test]
     fn negative_error_pct_is_an_error() {
         let mut v = valid();
         v["sweeps"][0]["points"][0]["aic_ttft_error_pct"] = serde_json::json!(-1.0);

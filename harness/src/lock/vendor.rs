@@ -205,6 +205,14 @@ pub fn update_lock_file(lock_path: &Path, from: &Path) -> Result<Vec<SectionUpda
 /// `testdata/measurements` (git-ignored, the corpora's default once there), the corpora.
 pub fn vendor_fetched(lock: &Lock, testdata: &Path) -> Result<Vec<Vendored>> {
     let clones = tempfile::tempdir().context("creating a folder for the clones")?;
-    let from = super::fetch::fetch_all(lock, clones.path())?;
+    // SIGINT/SIGTERM caught while cloning (git, in this process group, gets a terminal's
+    // Ctrl-C too): the clones, hundreds of MB, are removed before the exit, never left behind.
+    let fetched = crate::blis::pool::interruptible(|| super::fetch::fetch_all(lock, clones.path()));
+    if crate::blis::pool::interrupted() {
+        drop(clones);
+        eprintln!("vendor: interrupted; the temporary clones removed");
+        std::process::exit(130);
+    }
+    let from = fetched?;
     vendor_sections(lock.upstreams.iter(), &from, testdata)
 }

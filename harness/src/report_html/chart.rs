@@ -83,10 +83,28 @@ pub fn esc(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            // Control characters (BEL ...) and bidirectional overrides (U+202E reverses what
+            // follows) from corpus strings are shown, never obeyed.
+            c if (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c) => {
+                out.push_str(&format!("[U+{:04X}]", c as u32))
+            }
             c => out.push(c),
         }
     }
     out
+}
+
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+#[cfg(test)]
+mod esc_tests {
+    #[test]
+    fn bidi_overrides_and_bells_are_shown_not_obeyed() {
+        assert_eq!(super::esc("a\u{202E}b\u{7}c<"), "a[U+202E]b[U+0007]c&lt;");
+        assert_eq!(super::esc("plain – text"), "plain – text");
+    }
 }
 
 /// A coordinate, one decimal: stable text for the same number.

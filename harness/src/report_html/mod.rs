@@ -114,7 +114,7 @@ pub fn render(page: &Page) -> String {
             }
             out.push_str("<h2 id=\"sweeps\">Sweeps</h2>\n");
             out.push_str(
-                "<p>Each sweep: TPOT and TTFT relative to the lowest concurrency (the anchor, where every curve is 1), on a log-2 concurrency axis. The legend gives each arm's mean |e| of the sweep's shape errors. Hollow points are TTFT excursions, excluded from TTFT metrics for every arm.</p>\n",
+                "<p>Each sweep: TPOT and TTFT relative to the lowest concurrency (the anchor, where every curve is 1), on a log-2 concurrency axis. The legend gives each arm's mean |e| of the sweep's shape errors. Hollow points are TTFT excursions, excluded from TTFT metrics for every arm. When an arm reaches more than 10 times the measured maximum, the panel's scale stops there, its higher points sit on the top edge, and the panel says so.</p>\n",
             );
             out.push_str(&sweep_sections(s.scored, &sweeps));
         }
@@ -545,6 +545,9 @@ fn join_rel(v: &[f64]) -> String {
     v.iter().map(|x| rel(*x)).collect::<Vec<_>>().join(", ")
 }
 
+/// How far above the measured maximum a panel's scale reaches before it is clipped.
+const CLIP_FACTOR: f64 = 10.0;
+
 /// One metric's panel: measured and arm curves, the anchor, excluded points hollow (and
 /// pinned to the top edge, labelled with their value, when they are off the scale).
 #[allow(clippy::too_many_arguments)]
@@ -563,6 +566,14 @@ fn panel(
         .flat_map(|i| std::iter::once(measured[i]).chain(arms.iter().map(move |a| a.1[i])))
         .filter(|v| v.is_finite())
         .fold(1.0, f64::max);
+    // An arm off by orders of magnitude would flatten every other curve onto the axis: the
+    // scale stops at CLIP_FACTOR x the measured maximum, and points above it sit on the top
+    // edge, said on the chart.
+    let measured_hi =
+        (0..conc.len()).filter(|&i| kept(i)).map(|i| measured[i]).filter(|v| v.is_finite()).fold(1.0, f64::max);
+    let clip = CLIP_FACTOR * measured_hi;
+    let clipped = hi > clip;
+    let hi = if clipped { clip } else { hi };
     let x = Axis::log2(conc);
     let y = Axis::linear(0.0, hi * 1.05);
     let plot = svg.axes(f, &x, &y, title, "concurrency (log 2)", "relative to the anchor");
@@ -572,9 +583,18 @@ fn panel(
     let curve = |values: &[f64]| -> Vec<(f64, f64)> {
         (0..conc.len())
             .filter(|&i| kept(i) && values[i].is_finite())
-            .map(|i| (plot.cx(conc[i] as f64), plot.cy(values[i])))
+            .map(|i| (plot.cx(conc[i] as f64), plot.cy(values[i].min(y.hi))))
             .collect()
     };
+    if clipped {
+        svg.text(
+            f.x + f.w - 4.0,
+            f.y + 12.0,
+            "end",
+            " fill=\"#444444\"",
+            &format!("scale clipped at {}: higher points on the top edge", rel(clip)),
+        );
+    }
     for (style, values) in arms {
         let pts = curve(values);
         svg.polyline(&pts, *style, 2.0);

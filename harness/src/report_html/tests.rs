@@ -223,3 +223,18 @@ fn a_page_without_scoring_says_what_it_needs() {
     // The figure table links only to charts on the page: there are none.
     assert!(!html.contains("href=\"#arm-"), "{html}");
 }
+
+#[test]
+fn an_arm_off_by_orders_of_magnitude_clips_the_scale_and_says_so() {
+    let draw = |arm: &[f64]| {
+        let mut svg = chart::Svg::new("t", 400.0, 300.0, "t", "t");
+        let f = chart::Frame { x: 40.0, y: 20.0, w: 300.0, h: 200.0 };
+        let style = chart::arm_style("blis");
+        panel(&mut svg, f, "TTFT", &[1, 2, 4], &[1.0, 2.0, 3.0], &[(style, arm)], &[false, false, false]);
+        svg.finish()
+    };
+    let wild = draw(&[1.0, 900.0, 20000.0]);
+    assert!(wild.contains("scale clipped at 30.000: higher points on the top edge"), "{wild}");
+    // The measured curve keeps its shape: its top point is well above the axis.
+    assert!(!draw(&[1.0, 2.5, 4.0]).contains("scale clipped"));
+}

@@ -84,7 +84,24 @@ pub fn sweep_views(scored: &Scored, corpora: &Corpora, arms: &[Arm]) -> Vec<Swee
     views.sort_by(|a, b| {
         (a.tier, &a.model, &a.gpu, &a.scenario, &a.label).cmp(&(b.tier, &b.model, &b.gpu, &b.scenario, &b.label))
     });
+    unique_ids(views.iter_mut().map(|v| &mut v.id));
     views
+}
+
+/// Two sweeps whose names differ only in case or punctuation slug alike: the later ones (in the
+/// stable order given) get `-2`, `-3`, ..., so every anchor names one sweep.
+pub fn unique_ids<'a>(ids: impl Iterator<Item = &'a mut String>) {
+    let mut taken: BTreeSet<String> = BTreeSet::new();
+    for id in ids {
+        if !taken.insert(id.clone()) {
+            let mut n = 2;
+            while taken.contains(&format!("{id}-{n}")) {
+                n += 1;
+            }
+            *id = format!("{id}-{n}");
+            taken.insert(id.clone());
+        }
+    }
 }
 
 fn view(
@@ -232,6 +249,12 @@ mod tests {
             "sweep-gpt-oss-120b-h200-fp4-vllm-tp1-1k8k"
         );
         assert_eq!(slug("A b/C..d"), "a-b-c-d");
+        // Names differing in case or `.`/`-` slug alike; each anchor still names one sweep.
+        let mut ids =
+            vec![sweep_id("Model.x.yaml", "1k1k"), sweep_id("model-x.yaml", "1k1k"), sweep_id("MODEL-X.yaml", "1k1k")];
+        assert_eq!(ids[0], ids[1]);
+        unique_ids(ids.iter_mut());
+        assert_eq!(ids, ["sweep-model-x-1k1k", "sweep-model-x-1k1k-2", "sweep-model-x-1k1k-3"]);
     }
 
     #[test]

@@ -285,3 +285,123 @@ fn report_json_dash_goes_to_stdout() {
     assert!(out.contains("\"binary_sha256\""), "{out}");
     assert!(!checkout.dir.path().join("-").exists(), "a file named `-` was written");
 }
+
+/// Names in `dir` starting with `prefix`.
+fn entries_with(dir: &Path, prefix: &str) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with(prefix))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Sends SIGINT once `ready` holds (within 60 s) and returns the exit code and stderr.
+fn interrupt_when(child: std::process::Child, ready: impl Fn() -> bool) -> (Option<i32>, String) {
+    let started = std::time::Instant::now();
+    while !ready() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "never ready to interrupt");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert!(std::process::Command::new("kill").arg("-INT").arg(child.id().to_string()).status().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn ctrl_c_during_the_help_probe_stops_it_and_leaves_no_folder() {
+    let checkout = Checkout::new();
+    let tmp = checkout.path("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let secs = format!("1000.{}{}", std::process::id(), std::time::UNIX_EPOCH.elapsed().unwrap().subsec_nanos());
+    let script = checkout.path("blis");
+    std::fs::write(&script, format!("#!/bin/sh\nsleep {secs}\n")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut cmd = xtask_std(checkout.dir.path());
+    cmd.args(["blis", "run", "--no-cache", "--points"]).arg(checkout.path("points.json")).arg("--blis").arg(&script);
+    for (flag, sub) in [("--scenarios", "scenarios"), ("--catalog", "catalog"), ("--registry", "registry")] {
+        cmd.arg(flag).arg(checkout.path(sub));
+    }
+    let child = cmd.env("TMPDIR", &tmp).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
+    let child = child.spawn().unwrap();
+    let (code, stderr) = interrupt_when(child, || !entries_with(&tmp, "blis-help-").is_empty());
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(entries_with(&tmp, "blis-"), Vec::<String>::new(), "temporary folders left behind");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let left = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| std::fs::read(e.path().join("cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(&secs)))
+        .count();
+    assert_eq!(left, 0, "the probe's child outlived the interrupt");
+}
+
+#[test]
+fn ctrl_c_during_fuzz_leaves_no_folder_in_dev_shm() {
+    let dir = tempfile::tempdir().unwrap();
+    let shm = Path::new("/dev/shm");
+    let before = entries_with(shm, "blis-fuzz-");
+    let child = xtask_std(dir.path())
+        .args(["fuzz", "--only", "corpus/aisimulate-summary", "--cases", "100000000"])
+        .env("TMPDIR", dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Its folder is in /dev/shm when there is one, else under TMPDIR.
+    let fresh = || {
+        entries_with(shm, "blis-fuzz-").into_iter().filter(|n| !before.contains(n)).count()
+            + entries_with(dir.path(), "blis-fuzz-").len()
+    };
+    let (code, stderr) = interrupt_when(child, || fresh() > 0);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(fresh(), 0, "the fuzz folder was left behind");
+}
+
+#[test]
+fn cache_stats_and_merge_on_a_mistyped_or_empty_folder_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    xtask(dir.path())
+        .args(["cache", "stats", "no-such-cache"])
+        .assert()
+        .code(1)
+        .stderr(contains("not a cache directory"));
+    xtask(dir.path())
+        .args(["cache", "merge", "no-such-cache", "--into", "merged"])
+        .assert()
+        .code(1)
+        .stderr(contains("not a cache directory"));
+    xtask(dir.path())
+        .args(["cache", "merge"])
+        .arg(&empty)
+        .args(["--into", "merged"])
+        .assert()
+        .code(1)
+        .stderr(contains("no entry in any source"));
+}
+
+#[test]
+fn determinism_takes_a_timeout_and_a_hanging_binary_is_stopped_by_it() {
+    let checkout = Checkout::new();
+    let started = std::time::Instant::now();
+    xtask(checkout.dir.path())
+        .args(["blis", "determinism", "--timeout", "1", "--blis"])
+        .arg(double::build().unwrap())
+        .args(["--scenarios"])
+        .arg(checkout.path("scenarios"))
+        .args(["--catalog"])
+        .arg(checkout.path("catalog"))
+        .args(["--registry"])
+        .arg(checkout.path("registry"))
+        .env("BLIS_DOUBLE_MODE", "hang")
+        .assert()
+        .code(1)
+        .stderr(contains("Timeout"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(120), "the 1 s timeout did not apply");
+}
