@@ -51,8 +51,9 @@ pub struct Args {
     #[arg(long, hide = true, value_name = "TASK")]
     render_task: Option<String>,
     /// Which BLIS points the second rendering of a task re-runs outside the cache, to check the
-    /// simulator's determinism: `sample` (one point per sweep and task, the one with the
-    /// smallest content key; every other point is read from the first rendering's results) or
+    /// simulator's determinism: `sample` (one point per sweep and task, the cheapest by N x
+    /// (isl + osl), then the smallest content key; every other point is read from the first
+    /// rendering's results) or
     /// `full` (every point).
     #[arg(long, value_name = "sample|full", default_value = "sample", value_parser = Determinism::parse)]
     determinism: Determinism,
@@ -219,15 +220,24 @@ fn reruns_text(reruns: &Reruns, determinism: Determinism, list: bool) -> Option<
         return None;
     }
     let differing = all.iter().filter(|(_, r)| !r.identical).count();
+    let earlier = all.iter().filter(|(_, r)| r.earlier).count();
     let how = match determinism {
-        Determinism::Sample => "one point per sweep and task, the smallest key; --determinism full re-runs every point",
+        Determinism::Sample => {
+            "one point per sweep and task, the cheapest, then the smallest key; --determinism full re-runs every point"
+        }
         Determinism::Full => "every point, --determinism full",
     };
     let verdict = if differing == 0 { "all identical".to_string() } else { format!("{differing} DIFFER") };
-    let mut out = format!("determinism: {} BLIS points re-run outside the cache ({how}): {verdict}\n", all.len());
+    let reused =
+        if earlier > 0 { format!("; {earlier} of them re-run once for an earlier task") } else { String::new() };
+    let mut out =
+        format!("determinism: {} BLIS points re-run outside the cache ({how}{reused}): {verdict}\n", all.len());
     for (task, r) in all {
         if list || !r.identical {
-            let what = if r.identical { "identical".to_string() } else { format!("DIFFERS: {}", r.difference) };
+            let mut what = if r.identical { "identical".to_string() } else { format!("DIFFERS: {}", r.difference) };
+            if r.earlier {
+                what += " (re-run for an earlier task)";
+            }
             out += &format!("  {task}: {} [{}] {what}\n", r.label, &r.key[..12.min(r.key.len())]);
         }
     }
@@ -258,6 +268,11 @@ impl Renderer for ChildProcess<'_> {
                 out.status,
                 String::from_utf8_lossy(&out.stderr).trim()
             );
+        }
+        // What the BLIS arm said of its runs (points, wall time, time of runs, cached), per rendering.
+        let which = if second { "second" } else { "first" };
+        for line in String::from_utf8_lossy(&out.stderr).lines().filter(|l| l.starts_with("blis: ")) {
+            eprintln!("{task} ({which} rendering): {line}");
         }
         if second {
             let path = reruns_path(self.store, task);

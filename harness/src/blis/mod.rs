@@ -1084,30 +1084,42 @@ fn rerun_outside_the_cache(
     };
     let mut order: Vec<usize> = (0..chosen.len()).collect();
     order.sort_by_key(|&j| std::cmp::Reverse(estimated_cost(&points[chosen[j]])));
-    let fresh: Vec<Option<(Result<PointMetrics, PointFailure>, Duration)>> = pool::interruptible(|| {
+    let keys: Vec<&str> = outcomes.iter().map(|o| o.key.as_str()).collect();
+    type Fresh = Option<(Result<PointMetrics, PointFailure>, Duration, bool)>;
+    let fresh: Vec<Fresh> = pool::interruptible(|| {
         pool::parallel_map_in_order(&chosen, &order, opts.workers, |_, &i| {
             if already_fresh {
                 return None;
             }
+            // Re-run by an earlier task of this gate run: once per point and run is enough.
+            if let Some(result) = rendering::earlier_rerun(store, keys[i]) {
+                return Some((result, Duration::ZERO, true));
+            }
             if pool::interrupted() {
-                return Some((Err(failure(FailureKind::Exit, "interrupted before it started")), Duration::ZERO));
+                return Some((Err(failure(FailureKind::Exit, "interrupted before it started")), Duration::ZERO, false));
             }
             let point = &*in_form(&points[i], opts);
             let prepared = prepare(point, base, target).ok()?;
             let t = Instant::now();
             let result = simulate(&prepared, point, opts, launch).map(|(metrics, _record)| metrics);
-            Some((result, t.elapsed()))
+            Some((result, t.elapsed(), false))
         })
     });
     for (&i, fresh) in chosen.iter().zip(fresh) {
         let o = &mut outcomes[i];
         let stored = rendering::lookup(store, &o.key);
-        if let Some((result, elapsed)) = fresh {
+        let mut earlier = false;
+        if let Some((result, elapsed, reused)) = fresh {
             o.result = result;
             o.cached = false;
             o.elapsed = elapsed;
+            earlier = reused;
+            if !reused {
+                // Losing this only costs a later task a second re-run.
+                let _ = rendering::keep_rerun(store, o);
+            }
         }
-        rendering::note_rerun(&o.key, &o.label, stored.as_ref(), &o.result);
+        rendering::note_rerun(&o.key, &o.label, stored.as_ref(), &o.result, earlier);
     }
 }
 

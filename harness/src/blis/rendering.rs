@@ -5,7 +5,8 @@
 //! in the run's store, a folder the gate creates for one run and removes afterwards. The second
 //! rendering serves every point from that store, except a deterministic sample that it re-runs
 //! outside the cache (`Determinism::Sample`: in each `run_points` call, one point per sweep, the
-//! one with the smallest content key among the sweep's points that have a value) or every point
+//! cheapest by `estimated_cost` among the sweep's points that have a value, then the smallest
+//! content key) or every point
 //! (`Determinism::Full`). A re-run's result replaces the stored one in the second rendering, so a
 //! simulator that answers differently makes the two renderings differ and the gate fail; each
 //! re-run is also compared with the stored result (the metrics files by their SHA-256, i.e. byte
@@ -75,6 +76,9 @@ pub struct Rerun {
     /// What differed, when not identical.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub difference: String,
+    /// Re-run by an earlier task of this gate run: its fresh result was reused, not simulated again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub earlier: bool,
 }
 
 /// The re-runs of this process so far, each key once, sorted by label then key.
@@ -122,28 +126,24 @@ fn entry_path(store: &std::path::Path, key: &str) -> PathBuf {
     store.join(format!("{key}.json"))
 }
 
-/// First rendering: every outcome with a key goes into the store.
-pub(crate) fn record(store: &std::path::Path, outcomes: &[PointOutcome]) -> anyhow::Result<()> {
-    for o in outcomes.iter().filter(|o| !o.key.is_empty()) {
-        let result = match &o.result {
-            Ok(m) => StoredResult::Ok(m.clone()),
-            Err(f) => StoredResult::Failed {
-                kind: format!("{:?}", f.kind),
-                reason: f.reason.clone(),
-                stderr_tail: f.stderr_tail.clone(),
-            },
-        };
-        let stored = Stored { key: o.key.clone(), label: o.label.clone(), result };
-        let text = serde_json::to_vec(&stored)?;
-        crate::atomic::write(&entry_path(store, &o.key), &text)?;
-    }
-    Ok(())
+fn rerun_path(store: &std::path::Path, key: &str) -> PathBuf {
+    store.join(format!("{key}.rerun.json"))
 }
 
-/// Second rendering: what the first rendering stored for this key, if anything readable.
-pub(crate) fn lookup(store: &std::path::Path, key: &str) -> Option<Result<PointMetrics, PointFailure>> {
-    let bytes = std::fs::read(entry_path(store, key)).ok()?;
-    let stored: Stored = serde_json::from_slice(&bytes).ok()?;
+fn encode(o: &PointOutcome) -> anyhow::Result<Vec<u8>> {
+    let result = match &o.result {
+        Ok(m) => StoredResult::Ok(m.clone()),
+        Err(f) => StoredResult::Failed {
+            kind: format!("{:?}", f.kind),
+            reason: f.reason.clone(),
+            stderr_tail: f.stderr_tail.clone(),
+        },
+    };
+    Ok(serde_json::to_vec(&Stored { key: o.key.clone(), label: o.label.clone(), result })?)
+}
+
+fn decode(bytes: &[u8], key: &str) -> Option<Result<PointMetrics, PointFailure>> {
+    let stored: Stored = serde_json::from_slice(bytes).ok()?;
     if stored.key != key {
         return None;
     }
@@ -155,13 +155,37 @@ pub(crate) fn lookup(store: &std::path::Path, key: &str) -> Option<Result<PointM
     })
 }
 
+/// Second rendering: the fresh result an earlier task of this run got re-running this point.
+pub(crate) fn earlier_rerun(store: &std::path::Path, key: &str) -> Option<Result<PointMetrics, PointFailure>> {
+    decode(&std::fs::read(rerun_path(store, key)).ok()?, key)
+}
+
+/// Second rendering: keeps a re-run's fresh result for the later tasks of this run.
+pub(crate) fn keep_rerun(store: &std::path::Path, outcome: &PointOutcome) -> anyhow::Result<()> {
+    crate::atomic::write(&rerun_path(store, &outcome.key), &encode(outcome)?)
+}
+
+/// First rendering: every outcome with a key goes into the store.
+pub(crate) fn record(store: &std::path::Path, outcomes: &[PointOutcome]) -> anyhow::Result<()> {
+    for o in outcomes.iter().filter(|o| !o.key.is_empty()) {
+        crate::atomic::write(&entry_path(store, &o.key), &encode(o)?)?;
+    }
+    Ok(())
+}
+
+/// Second rendering: what the first rendering stored for this key, if anything readable.
+pub(crate) fn lookup(store: &std::path::Path, key: &str) -> Option<Result<PointMetrics, PointFailure>> {
+    decode(&std::fs::read(entry_path(store, key)).ok()?, key)
+}
+
 /// The sweep a point belongs to, for the sample: scenario, input and output length.
 fn sweep_of(point: &PointSpec) -> (String, u32, u32) {
     (point.scenario_name(), point.isl, point.osl)
 }
 
-/// Which outcomes the second rendering re-runs: under `Sample`, in each sweep the point with
-/// the smallest key among those with a value; under `Full`, every point that has a key and
+/// Which outcomes the second rendering re-runs: under `Sample`, in each sweep the cheapest
+/// point by `estimated_cost` among those with a value, the smallest key among equals (so the
+/// check costs the least a sweep can cost: with a real binary the long points take minutes); under `Full`, every point that has a key and
 /// was not left to another shard or found unmodellable.
 pub(crate) fn chosen(points: &[PointSpec], outcomes: &[PointOutcome], determinism: Determinism) -> Vec<usize> {
     let runnable = |o: &PointOutcome| {
@@ -176,9 +200,10 @@ pub(crate) fn chosen(points: &[PointSpec], outcomes: &[PointOutcome], determinis
                 if !runnable(o) || o.result.is_err() {
                     continue;
                 }
+                let rank = |k: usize| (super::estimated_cost(&points[k]), outcomes[k].key.as_str());
                 best.entry(sweep_of(p))
                     .and_modify(|j| {
-                        if o.key < outcomes[*j].key {
+                        if rank(i) < rank(*j) {
                             *j = i
                         }
                     })
@@ -198,6 +223,7 @@ pub(crate) fn note_rerun(
     label: &str,
     stored: Option<&Result<PointMetrics, PointFailure>>,
     fresh: &Result<PointMetrics, PointFailure>,
+    earlier: bool,
 ) {
     let difference = match (stored, fresh) {
         (None, _) => String::new(),
@@ -209,7 +235,8 @@ pub(crate) fn note_rerun(
         (Some(Err(a)), Err(b)) if a.kind == b.kind && a.reason == b.reason => String::new(),
         (Some(a), b) => format!("{} then {}", describe(a), describe(b)),
     };
-    let rerun = Rerun { key: key.to_string(), label: label.to_string(), identical: difference.is_empty(), difference };
+    let rerun =
+        Rerun { key: key.to_string(), label: label.to_string(), identical: difference.is_empty(), difference, earlier };
     RERUNS.lock().unwrap_or_else(|e| e.into_inner()).push(rerun);
 }
 

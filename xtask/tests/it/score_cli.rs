@@ -333,7 +333,7 @@ fn the_gate_simulates_each_point_once_and_reruns_one_per_sweep_outside_the_cache
     let blis = logging_double(dir.path());
     std::fs::write(dir.path().join("manifest.yaml"), TINY_HEADLINE_MANIFEST).unwrap();
     // Cold: the first rendering runs both points of the one sweep; the second reads them from
-    // the run's store and re-runs one (the smaller key) outside the cache.
+    // the run's store and re-runs one (the cheaper) outside the cache.
     tiny_gate(dir.path(), &blis, &[]).stdout(predicate::str::contains("tiny/dropped")).stdout(
         predicate::str::contains("determinism: 1 BLIS points re-run outside the cache")
             .and(predicate::str::contains("all identical")),
@@ -348,11 +348,11 @@ fn the_gate_simulates_each_point_once_and_reruns_one_per_sweep_outside_the_cache
     assert_eq!(reruns.len(), 1, "{reruns:?}");
     assert_eq!(reruns[0]["identical"], true);
     assert_eq!(report["determinism_reruns"]["mode"], "sample");
-    // The sampled point is the sweep's smallest key.
+    // The sampled point is the sweep's cheapest, concurrency 1.
     let points = report["blis_points"]["headline"].as_array().expect("blis_points.headline");
     assert_eq!(points.len(), 2);
-    let smallest = points.iter().map(|p| p["key"].as_str().unwrap()).min().unwrap();
-    assert_eq!(reruns[0]["key"].as_str(), Some(smallest));
+    let cheapest = points.iter().find(|p| p["label"].as_str().unwrap().contains(" c=1 ")).expect("the c=1 point");
+    assert_eq!(reruns[0]["key"], cheapest["key"]);
     for p in points {
         assert!(p["run"]["command"][0].as_str().unwrap().ends_with("/blis"), "{p}");
         assert_eq!(p["run"]["workload_sha256"].as_str().unwrap().len(), 64, "{p}");
