@@ -26,6 +26,10 @@ pub struct Args {
     /// Write the self-contained HTML report (a chart per scored sweep, per-arm charts) here.
     #[arg(long, value_name = "FILE")]
     pub report_html: Option<PathBuf>,
+    /// Resamples per 95% bootstrap interval (1 to 1000000; default 10000, and the baseline
+    /// rule's count with --baseline-blis); anything else is a usage error.
+    #[arg(long, value_name = "N", value_parser = parse_resamples)]
+    pub resamples: Option<usize>,
     #[command(flatten)]
     pub inputs: InputArgs,
     /// Compare the --blis candidate with this baseline `blis` (the release it replaces) on the
@@ -43,6 +47,13 @@ pub fn parse_path(text: &str) -> Result<PathBuf, String> {
         return Err("the path is empty".into());
     }
     Ok(PathBuf::from(text))
+}
+
+/// A resample count of 0 or above `oracles::bootstrap::MAX_RESAMPLES` is a usage error (exit 64).
+pub fn parse_resamples(text: &str) -> Result<usize, String> {
+    let n: usize = text.parse().map_err(|_| format!("expected a whole number of resamples, found {text:?}"))?;
+    oracles::bootstrap::check_resamples(n).map_err(|e| e.to_string())?;
+    Ok(n)
 }
 
 fn parse_config_tier(text: &str) -> Result<ConfigTier, String> {
@@ -92,7 +103,10 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
         }
     }
     let arms = score::headline_arms(&corpora.e2e, column.map(|c| c.arm));
-    let scored = score::score_resolved(&resolved, &arms);
+    let mut scored = score::score_resolved(&resolved, &arms);
+    if let Some(n) = args.resamples {
+        scored.resamples = n;
+    }
     let catalog = inputs.get(InputKind::Catalog).map(|c| c.path.as_path()).filter(|p| p.is_dir());
     let text = format!(
         "{}\n{}",
@@ -132,6 +146,10 @@ fn against_baseline(
     let manifest_path = harness::gate::manifest_path();
     let manifest = harness::gate::load_manifest(&manifest_path)?;
     let candidate = |needed_for: &str| args.blis.options(inputs, needed_for);
+    let mut manifest = manifest;
+    if let (Some(n), Some(rule)) = (args.resamples, manifest.baseline_rule.as_mut()) {
+        rule.resamples = n;
+    }
     let cmp =
         harness::blis::baseline::compare_with_inputs(inputs, candidate, baseline, resolved, &manifest, &manifest_path)?;
     let text = format!("{}\n{}\n{}", score::render::report(&cmp.scored), cmp.render(), cmp.cache_lines());
