@@ -24,6 +24,11 @@ fn table(sweeps: usize, resamples: usize) -> Result<Arc<Resamples>, NotDefined> 
     Ok(t)
 }
 
+/// Drops every drawn table (the intervals bench times a fresh process's first draw).
+pub fn forget_tables() {
+    TABLES.lock().unwrap_or_else(|p| p.into_inner()).clear();
+}
+
 /// One arm's per-sweep totals of metric `m`; `None` when a sweep has no errors for the arm
 /// (not run). A non-finite error is refused, naming the sweep and the point.
 pub fn totals(sweeps: &[&ScoredSweep], arm: usize, m: ErrorMetric) -> Option<Result<Vec<SweepTotal>, String>> {
