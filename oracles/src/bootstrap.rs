@@ -84,7 +84,7 @@ impl fmt::Display for NotDefined {
             NotDefined::NonFinite { sweep } => write!(f, "refused: sweep {sweep} has a non-finite error"),
             NotDefined::Unpaired { a, b } => write!(f, "not defined: {a} sweeps against {b}, a pair needs the same"),
             NotDefined::Resamples { resamples } => {
-                write!(f, "not defined: {resamples} resamples (expected 1 to {MAX_RESAMPLES})")
+                write!(f, "{resamples} resamples: expected 1 to {MAX_RESAMPLES}")
             }
         }
     }
