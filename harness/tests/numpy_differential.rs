@@ -42,8 +42,9 @@ fn main() {
             }
             Err(_) => format!("no-numpy-{i}"),
         };
-        let tests: [(&str, Differential); 3] = [
+        let tests: [(&str, Differential); 4] = [
             ("randint", randint_agrees),
+            ("bootstrap-intervals", bootstrap_agrees),
             ("fixtures", fixtures_agree),
             ("known-answer-file", known_answers_regenerate),
         ];
@@ -270,4 +271,80 @@ fn fixtures_agree(py: &str) -> Result<(), Failed> {
 /// The committed known-answer file is exactly what the installed numpy writes.
 fn known_answers_regenerate(py: &str) -> Result<(), Failed> {
     python(py, "known_answers.py", &["--check"], b"").map(|_| ())
+}
+
+/// The percentile bootstrap of `oracles::bootstrap` against numpy computing it on the same
+/// per-sweep values (testdata/numpy/bootstrap.py: seed, randint table, pooled mean, default
+/// `np.percentile`): every interval equal to the last printed digit (two decimals) and within
+/// 1e-9, over sweep counts from 2 to the headline's 113, skewed and heavy-tailed values, and one
+/// paired case.
+fn bootstrap_agrees(py: &str) -> Result<(), Failed> {
+    use oracles::bootstrap::{self, SweepTotal};
+    let mut rng = RandomState::seed(CASE_SEED);
+    let mut uniform = || rng.next_u32() as f64 / f64::from(u32::MAX);
+    let mut case = |sweeps: usize, tail: f64| -> Vec<SweepTotal> {
+        (0..sweeps)
+            .map(|_| {
+                let n = 1 + (uniform() * 8.0) as usize;
+                // |e| per comparison: mostly a few points, sometimes far out (as TTFT shape is).
+                let per = 2.0 + 10.0 * uniform() + if uniform() < 0.1 { tail * uniform() } else { 0.0 };
+                SweepTotal { sum_abs: per * n as f64, n }
+            })
+            .collect()
+    };
+    let singles = [case(2, 0.0), case(10, 40.0), case(113, 100.0), case(54, 300.0)];
+    let (pa, pb) = (case(28, 20.0), case(28, 20.0));
+    // The paired case needs the same counts on both sides, as the scorer gives them.
+    let pb: Vec<SweepTotal> =
+        pa.iter().zip(&pb).map(|(a, b)| SweepTotal { sum_abs: b.sum_abs / b.n as f64 * a.n as f64, n: a.n }).collect();
+    let resamples = bootstrap::DEFAULT_RESAMPLES;
+    let side =
+        |t: &[SweepTotal]| (t.iter().map(|t| t.sum_abs).collect::<Vec<_>>(), t.iter().map(|t| t.n).collect::<Vec<_>>());
+    let mut cases: Vec<serde_json::Value> = singles
+        .iter()
+        .map(|t| {
+            let (sums, counts) = side(t);
+            serde_json::json!({"sums": sums, "counts": counts})
+        })
+        .collect();
+    let ((a_sums, a_counts), (b_sums, b_counts)) = (side(&pa), side(&pb));
+    cases.push(serde_json::json!({"sums": a_sums, "counts": a_counts, "b_sums": b_sums, "b_counts": b_counts}));
+    let request = serde_json::json!({"seed": bootstrap::SEED, "resamples": resamples, "cases": cases});
+    let out = python(py, "bootstrap.py", &[], &serde_json::to_vec(&request).unwrap())?;
+    let answered: serde_json::Value = serde_json::from_str(&out).map_err(|e| format!("bootstrap.py output: {e}"))?;
+    let numpy = answered["intervals"].as_array().ok_or("bootstrap.py gave no intervals")?;
+    let mut ours: Vec<bootstrap::Interval> = singles
+        .iter()
+        .map(|t| bootstrap::interval(t, resamples, bootstrap::SEED))
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    ours.push(bootstrap::paired_interval(&pa, &pb, resamples, bootstrap::SEED).map_err(|e| e.to_string())?);
+    if numpy.len() != ours.len() {
+        return Err(format!("numpy answered {} of {} intervals", numpy.len(), ours.len()).into());
+    }
+    let mut problems = Vec::new();
+    for (k, (o, n)) in ours.iter().zip(numpy).enumerate() {
+        let (low, high) = (n["low"].as_f64().ok_or("no low")?, n["high"].as_f64().ok_or("no high")?);
+        let printed = |a: f64, b: f64| (format!("{a:.2}"), format!("{b:.2}"));
+        if printed(o.low, o.high) != printed(low, high) || (o.low - low).abs() > 1e-9 || (o.high - high).abs() > 1e-9 {
+            problems.push(format!(
+                "case {k}: ours [{}, {}], numpy {} [{low}, {high}]",
+                o.low, o.high, answered["numpy_version"]
+            ));
+        }
+    }
+    // The comparison tells definitions apart: another seed (other picks) misses the printed digits.
+    let other = singles.iter().filter_map(|t| bootstrap::interval(t, resamples, bootstrap::SEED + 1).ok());
+    if other.zip(numpy).all(|(o, n)| format!("{:.2}", o.low) == format!("{:.2}", n["low"].as_f64().unwrap_or(0.0))) {
+        problems.push("another seed matches numpy too: the cases cannot tell the picks apart".into());
+    }
+    // The cases must be cases: intervals of some width, not all alike.
+    if ours.iter().any(|i| i.high - i.low < 0.01) {
+        problems.push(format!("a degenerate case: {ours:?}"));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
+    }
 }

@@ -4,6 +4,7 @@
 //! wrote.
 
 pub mod accuracy;
+pub mod bootstrap;
 pub mod hashing;
 pub mod numpy;
 pub mod scoring;

@@ -26,6 +26,10 @@ pub struct Args {
     /// Write the self-contained HTML report (a chart per scored sweep, per-arm charts) here.
     #[arg(long, value_name = "FILE")]
     pub report_html: Option<PathBuf>,
+    /// Resamples per 95% bootstrap interval (1 to 1000000; default 10000, and the baseline
+    /// rule's count with --baseline-blis); anything else is a usage error.
+    #[arg(long, value_name = "N", value_parser = parse_resamples)]
+    pub resamples: Option<usize>,
     #[command(flatten)]
     pub inputs: InputArgs,
     /// Compare the --blis candidate with this baseline `blis` (the release it replaces) on the
@@ -44,6 +48,13 @@ pub fn parse_path(text: &str) -> Result<PathBuf, String> {
         return Err("the path is empty".into());
     }
     Ok(PathBuf::from(text))
+}
+
+/// A resample count of 0 or above `oracles::bootstrap::MAX_RESAMPLES` is a usage error (exit 64).
+pub fn parse_resamples(text: &str) -> Result<usize, String> {
+    let n: usize = text.parse().map_err(|_| format!("expected a whole number of resamples, found {text:?}"))?;
+    oracles::bootstrap::check_resamples(n).map_err(|e| e.to_string())?;
+    Ok(n)
 }
 
 fn parse_config_tier(text: &str) -> Result<ConfigTier, String> {
@@ -94,16 +105,24 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
     }
     let form_lines = column.as_ref().map(|c| c.form_lines()).unwrap_or_default();
     let arms = score::headline_arms(&corpora.e2e, column.as_ref().map(|c| c.arm.clone()));
+    let resample = |mut scored: score::Scored| {
+        if let Some(n) = args.resamples {
+            scored.resamples = n;
+        }
+        scored
+    };
     // With a BLIS column: the corpus arms over the whole selection, then every arm over the
     // sweeps the binary gave values for (harness::score::SplitScore).
     let (scored, report) = match column {
         Some(col) => {
-            let split = score::score_split(&resolved, col.arm);
+            let mut split = score::score_split(&resolved, col.arm);
+            split.corpus = resample(split.corpus);
+            split.with_blis = resample(split.with_blis);
             let report = split.report();
             (split.with_blis, report)
         }
         None => {
-            let scored = score::score_resolved(&resolved, &arms);
+            let scored = resample(score::score_resolved(&resolved, &arms));
             let report = score::render::report(&scored);
             (scored, report)
         }
@@ -148,6 +167,10 @@ fn against_baseline(
     let manifest_path = harness::gate::manifest_path();
     let manifest = harness::gate::load_manifest(&manifest_path)?;
     let candidate = |needed_for: &str| args.blis.options(inputs, needed_for);
+    let mut manifest = manifest;
+    if let (Some(n), Some(rule)) = (args.resamples, manifest.baseline_rule.as_mut()) {
+        rule.resamples = n;
+    }
     let cmp =
         harness::blis::baseline::compare_with_inputs(inputs, candidate, baseline, resolved, &manifest, &manifest_path)?;
     let text = format!("{}\n{}\n{}", score::render::report(&cmp.scored), cmp.render(), cmp.cache_lines());

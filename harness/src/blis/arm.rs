@@ -454,6 +454,8 @@ pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOpti
             n: agg.n[&ErrorMetric::TpotShape] as u64,
             tpot_shape: mean(ErrorMetric::TpotShape).ok_or_else(|| anyhow::anyhow!("no TPOT shape comparisons"))?,
             ttft_shape: mean(ErrorMetric::TtftShape).ok_or_else(|| anyhow::anyhow!("no TTFT shape comparisons"))?,
+            tpot_ci: agg.interval.get(&(0, ErrorMetric::TpotShape)).and_then(|c| c.as_ref().ok()).copied(),
+            ttft_ci: agg.interval.get(&(0, ErrorMetric::TtftShape)).and_then(|c| c.as_ref().ok()).copied(),
         })
     };
     let head = format!(

@@ -4,12 +4,15 @@
 //! its own identity (so a released baseline is simulated once and then served from the cache).
 //! The two columns are scored together, as two arms of one table: the scorer drops a sweep a
 //! point of which either binary cannot model, so both figures are over identical comparisons.
-//! The regression rule (`baseline_rule` of harness/figures.yaml) says which figures are held
-//! and by what margin.
+//! The regression rule (`baseline_rule` of harness/figures.yaml) says which figures are held,
+//! by what margin and with how many resamples: a held figure is worse only when the paired
+//! difference (candidate minus baseline, same sweeps) exceeds the margin AND its 95%
+//! paired-bootstrap interval lies above zero; better symmetrically; else no change is detected.
 
 use super::arm::{self, Column};
 use super::RunOptions;
 use crate::gate::manifest::BaselineRule;
+use crate::score::intervals::{self, CellInterval};
 use crate::score::resolve::Resolved;
 use crate::score::{self, Arm, ArmErrors, ErrorMetric, PointKey, Scored};
 use crate::task::TaskError;
@@ -58,13 +61,15 @@ impl Side {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// Bit for bit the same value.
+    /// Bit for bit the same value (its interval is exactly zero): no change detected.
     Same,
-    /// Lower mean |e| (any amount): reported, never accepted silently.
+    /// Lower by more than the margin with the interval below zero: reported, never accepted
+    /// silently.
     Better,
-    /// Higher, by at most the margin (or a figure the rule does not hold).
-    WithinMargin,
-    /// Higher by more than the margin, on a figure the rule holds.
+    /// Neither worse nor better: the difference is within the margin, or its interval holds
+    /// zero (or is not defined), or the rule does not hold the figure.
+    NoChange,
+    /// Higher by more than the margin with the interval above zero, on a figure the rule holds.
     Worse,
     /// No comparison: neither binary has a value on any sweep of the tier.
     NotComputed,
@@ -73,9 +78,9 @@ pub enum Verdict {
 impl Verdict {
     pub fn word(self) -> &'static str {
         match self {
-            Verdict::Same => "same",
+            Verdict::Same => "no change detected (identical)",
             Verdict::Better => "better",
-            Verdict::WithinMargin => "within margin",
+            Verdict::NoChange => "no change detected",
             Verdict::Worse => "WORSE",
             Verdict::NotComputed => "not computed",
         }
@@ -93,6 +98,9 @@ pub struct FigureRow {
     pub n: usize,
     pub candidate: Option<f64>,
     pub baseline: Option<f64>,
+    /// The 95% paired-bootstrap interval of candidate minus baseline over the tier's sweeps
+    /// (`None` when either has no value).
+    pub interval: Option<CellInterval>,
     /// Held by the regression rule.
     pub held: bool,
     pub verdict: Verdict,
@@ -213,15 +221,24 @@ pub fn compare_plan(
     let mut arms = score::headline_arms(&resolved.corpora.e2e, Some(cand.arm));
     arms.push(base_arm);
     let scored = score::score_resolved(resolved, &arms);
+    let mut scored = scored;
+    scored.resamples = rule.resamples;
     let (ci, bi) = arm_indices(&scored)?;
     let mut figures = Vec::new();
     for (tier, agg) in scored.tiers() {
+        let tier_sweeps: Vec<&score::ScoredSweep> = scored.in_tier(tier).collect();
         for m in ErrorMetric::ALL {
             let key = format!("{}.{}", tier.key(), m.key());
             let candidate = agg.mean_abs.get(&(ci, m)).copied().flatten();
             let baseline = agg.mean_abs.get(&(bi, m)).copied().flatten();
             let held = rule.figures.contains(&key);
-            let verdict = verdict(candidate, baseline, held, rule.margin);
+            let interval = match (candidate, baseline) {
+                (Some(_), Some(_)) => {
+                    intervals::paired(&tier_sweeps, ci, bi, m, rule.resamples).map(|p| p.and_then(|p| p.ci))
+                }
+                _ => None,
+            };
+            let verdict = verdict(candidate, baseline, interval.as_ref(), held, rule.margin);
             figures.push(FigureRow {
                 key,
                 tier,
@@ -230,6 +247,7 @@ pub fn compare_plan(
                 n: agg.n[&m],
                 candidate,
                 baseline,
+                interval,
                 held,
                 verdict,
             });
@@ -272,13 +290,33 @@ fn arm_indices(scored: &Scored) -> Result<(usize, usize), TaskError> {
     Ok((find("blis")?, find(BASELINE_KEY)?))
 }
 
-fn verdict(candidate: Option<f64>, baseline: Option<f64>, held: bool, margin: f64) -> Verdict {
+/// The rule, in one place: worse only beyond the margin AND with the paired interval above
+/// zero (held figures only); better beyond the margin with the interval below zero; anything
+/// else, an interval that is not defined included, is no change detected.
+pub fn verdict(
+    candidate: Option<f64>,
+    baseline: Option<f64>,
+    interval: Option<&CellInterval>,
+    held: bool,
+    margin: f64,
+) -> Verdict {
     match (candidate, baseline) {
         (Some(c), Some(b)) if c.to_bits() == b.to_bits() => Verdict::Same,
-        (Some(c), Some(b)) if c < b => Verdict::Better,
-        (Some(c), Some(b)) if held && c - b > margin => Verdict::Worse,
-        (Some(_), Some(_)) => Verdict::WithinMargin,
+        (Some(c), Some(b)) => match interval {
+            Some(Ok(i)) if held && c - b > margin && i.low > 0.0 => Verdict::Worse,
+            Some(Ok(i)) if b - c > margin && i.high < 0.0 => Verdict::Better,
+            _ => Verdict::NoChange,
+        },
         _ => Verdict::NotComputed,
+    }
+}
+
+/// `[0.12, 0.98]`, or why there is no interval.
+fn interval_text(i: Option<&CellInterval>) -> String {
+    match i {
+        None => "-".into(),
+        Some(Ok(i)) => intervals::bracket(i),
+        Some(Err(why)) => why.clone(),
     }
 }
 
@@ -362,12 +400,13 @@ impl Comparison {
         for f in self.worse() {
             let _ = writeln!(
                 out,
-                "WORSE: {} candidate {} vs baseline {} ({} > margin {})",
+                "WORSE: {} candidate {} vs baseline {} ({} > margin {}, 95% interval {} above zero)",
                 f.key,
                 num(f.candidate),
                 num(f.baseline),
                 signed(f.delta()),
-                self.rule.margin
+                self.rule.margin,
+                interval_text(f.interval.as_ref())
             );
             for (s, d) in self.moved_most(f) {
                 let _ = writeln!(out, "  moved most: {} {} {}", s.scenario, s.label, signed(Some(d)));
@@ -376,11 +415,21 @@ impl Comparison {
         for f in self.better() {
             let _ = writeln!(
                 out,
-                "better: {} candidate {} vs baseline {} ({}); review it before taking it into a snapshot",
+                "better: {} candidate {} vs baseline {} ({}, 95% interval {} below zero); review it before taking it into a snapshot",
                 f.key,
                 num(f.candidate),
                 num(f.baseline),
-                signed(f.delta())
+                signed(f.delta()),
+                interval_text(f.interval.as_ref())
+            );
+        }
+        for f in self.figures.iter().filter(|f| f.held && matches!(f.verdict, Verdict::NoChange | Verdict::Same)) {
+            let _ = writeln!(
+                out,
+                "no change detected: {} ({}, 95% interval {})",
+                f.key,
+                signed(f.delta()),
+                interval_text(f.interval.as_ref())
             );
         }
         out
@@ -403,22 +452,48 @@ impl Comparison {
         let _ = writeln!(
             out,
             "- rule (`baseline_rule` of the manifest): a held figure is worse when the candidate's mean |e| \
-             exceeds the baseline's by more than {} points; held: {}\n",
+             exceeds the baseline's by more than {} points AND the 95% paired-bootstrap interval of the \
+             difference ({} resamples over the sweeps both model, seed {}) lies above zero; better \
+             symmetrically; else no change detected; held: {}",
             self.rule.margin,
+            self.rule.resamples,
+            oracles::bootstrap::SEED,
             self.rule.figures.join(", ")
         );
-        out.push_str("| figure | sweeps | n | candidate | baseline | difference | held | verdict |\n");
-        out.push_str("|---|---|---|---|---|---|---|---|\n");
+        // A sweep one binary cannot model whole is scored for neither: the comparison is over
+        // the sweeps both model, and these are the rest.
+        let mut left_out: Vec<(&str, &str)> = self
+            .only_candidate
+            .iter()
+            .chain(&self.only_baseline)
+            .map(|k| (k.scenario.as_str(), k.label.as_str()))
+            .collect();
+        left_out.sort();
+        left_out.dedup();
+        let _ = writeln!(
+            out,
+            "- compared over the sweeps both binaries model; left out (modelled by one only): {}\n",
+            left_out.len()
+        );
+        for (scenario, label) in &left_out {
+            let _ = writeln!(out, "  - {scenario} {label}");
+        }
+        if !left_out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str("| figure | sweeps | n | candidate | baseline | difference | 95% interval | held | verdict |\n");
+        out.push_str("|---|---|---|---|---|---|---|---|---|\n");
         for f in &self.figures {
             let _ = writeln!(
                 out,
-                "| `{}` | {} | {} | {} | {} | {} | {} | {} |",
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |",
                 f.key,
                 f.sweeps,
                 f.n,
                 num(f.candidate),
                 num(f.baseline),
                 signed(f.delta()),
+                interval_text(f.interval.as_ref()),
                 if f.held { "yes" } else { "no" },
                 f.verdict.word()
             );
@@ -472,10 +547,18 @@ impl Comparison {
         json!({
             "candidate": side(&self.candidate),
             "baseline": side(&self.baseline),
-            "rule": {"margin": self.rule.margin, "figures": self.rule.figures, "why": self.rule.why},
+            "rule": {
+                "margin": self.rule.margin, "figures": self.rule.figures, "why": self.rule.why,
+                "resamples": self.rule.resamples, "seed": oracles::bootstrap::SEED, "confidence": 0.95,
+            },
             "figures": self.figures.iter().map(|f| json!({
                 "figure": f.key, "sweeps": f.sweeps, "n": f.n, "candidate": f.candidate, "baseline": f.baseline,
                 "difference": f.delta(), "held": f.held, "verdict": f.verdict.word(),
+                "interval": match &f.interval {
+                    None => json!(null),
+                    Some(Ok(i)) => json!({"low": i.low, "high": i.high}),
+                    Some(Err(why)) => json!({"not_defined": why}),
+                },
             })).collect::<Vec<_>>(),
             "sweeps": self.sweeps.iter().map(|s| json!({
                 "scenario": s.scenario, "label": s.label, "tier": s.tier.key(),
@@ -507,4 +590,60 @@ pub fn rule_of(manifest: &crate::gate::Manifest, path: &Path) -> Result<Baseline
 pub fn validate_baseline(path: &Path) -> Result<std::path::PathBuf, TaskError> {
     super::binary::validate(path, "the baseline comparison")
         .map_err(|r| TaskError::Failed(anyhow::anyhow!("--baseline-blis {}: {}", path.display(), r.detail)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oracles::bootstrap::{self, Interval, SweepTotal};
+
+    fn totals(v: &[f64]) -> Vec<SweepTotal> {
+        v.iter().map(|&m| SweepTotal { sum_abs: m * 4.0, n: 4 }).collect()
+    }
+
+    fn judged(candidate: &[f64], baseline: &[f64], margin: f64) -> (Verdict, Interval) {
+        let (c, b) = (totals(candidate), totals(baseline));
+        let mean =
+            |t: &[SweepTotal]| t.iter().map(|t| t.sum_abs).sum::<f64>() / t.iter().map(|t| t.n as f64).sum::<f64>();
+        let i = bootstrap::paired_interval(&c, &b, 2000, bootstrap::SEED).unwrap();
+        (verdict(Some(mean(&c)), Some(mean(&b)), Some(&Ok(i)), true, margin), i)
+    }
+
+    #[test]
+    fn worse_needs_the_margin_and_an_interval_above_zero() {
+        let base = [5.0, 9.0, 12.0, 7.0, 30.0, 4.0, 11.0, 8.0, 6.0];
+        // Every sweep 2 points worse: beyond the margin, the interval is [2, 2].
+        let slower: Vec<f64> = base.iter().map(|m| m + 2.0).collect();
+        assert_eq!(judged(&slower, &base, 0.5).0, Verdict::Worse);
+        // The same shift under a margin of 3: no change detected.
+        assert_eq!(judged(&slower, &base, 3.0).0, Verdict::NoChange);
+        // Better symmetrically.
+        assert_eq!(judged(&base, &slower, 0.5).0, Verdict::Better);
+    }
+
+    #[test]
+    fn a_big_move_on_one_sweep_among_noise_is_no_change() {
+        // The mean moves by +1 (beyond the 0.5 margin), but one sweep carries all of it and
+        // others move both ways: the interval holds zero, so nothing is detected.
+        let base = [5.0, 9.0, 12.0, 7.0, 30.0, 4.0, 11.0, 8.0, 6.0];
+        let cand = [4.0, 10.0, 11.0, 8.0, 39.0 + 1.0, 3.0, 12.0, 7.0, 5.0];
+        let (v, i) = judged(&cand, &base, 0.5);
+        assert!(i.low < 0.0 && i.high > 0.0, "{i:?}");
+        assert_eq!(v, Verdict::NoChange);
+    }
+
+    #[test]
+    fn a_tiny_change_below_the_noise_is_no_change_and_identical_is_exactly_zero() {
+        let base = [5.0, 9.0, 12.0, 7.0, 30.0, 4.0, 11.0, 8.0, 6.0];
+        let cand: Vec<f64> = base.iter().enumerate().map(|(k, m)| m + if k % 2 == 0 { 0.01 } else { -0.01 }).collect();
+        assert_eq!(judged(&cand, &base, 0.5).0, Verdict::NoChange);
+        let (v, i) = judged(&base, &base, 0.5);
+        assert_eq!((v, i), (Verdict::Same, Interval { low: 0.0, high: 0.0 }));
+        assert_eq!(v.word(), "no change detected (identical)");
+        // A figure the rule does not hold is never worse; no interval is never worse.
+        let i = Interval { low: 1.0, high: 3.0 };
+        assert_eq!(verdict(Some(12.0), Some(10.0), Some(&Ok(i)), false, 0.5), Verdict::NoChange);
+        let undefined: CellInterval = Err("not defined: 1 sweep".into());
+        assert_eq!(verdict(Some(12.0), Some(10.0), Some(&undefined), true, 0.5), Verdict::NoChange);
+    }
 }

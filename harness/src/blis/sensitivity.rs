@@ -87,6 +87,10 @@ pub struct RowScore {
     pub n: u64,
     pub tpot_shape: f64,
     pub ttft_shape: f64,
+    /// 95% bootstrap intervals over the row's sweeps (`harness::score::intervals`); `None`
+    /// when not defined (fewer than two sweeps) or the scorer gives none.
+    pub tpot_ci: Option<oracles::bootstrap::Interval>,
+    pub ttft_ci: Option<oracles::bootstrap::Interval>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -182,6 +186,12 @@ impl SensitivityTable {
                 out.count(format!("{key}.n"), s.n);
                 out.number(format!("{key}.tpot_shape"), s.tpot_shape);
                 out.number(format!("{key}.ttft_shape"), s.ttft_shape);
+                for (name, ci) in [("tpot_shape", s.tpot_ci), ("ttft_shape", s.ttft_ci)] {
+                    if let Some(i) = ci {
+                        out.number(format!("{key}.{name}.ci_low"), i.low);
+                        out.number(format!("{key}.{name}.ci_high"), i.high);
+                    }
+                }
             }
         }
         out
@@ -190,9 +200,12 @@ impl SensitivityTable {
     /// Fixed-width text, shapes in percent to 2 decimals, deltas signed.
     pub fn render(&self) -> String {
         let mut out = format!(
-            "{:<18} {:>6} {:>11} {:>8} {:>11} {:>8}  {}\n",
-            "variant", "n", "tpot_shape%", "delta", "ttft_shape%", "delta", "status"
+            "{:<18} {:>6} {:>11} {:>16} {:>8} {:>11} {:>16} {:>8}  {}\n",
+            "variant", "n", "tpot_shape%", "95%", "delta", "ttft_shape%", "95%", "delta", "status"
         );
+        let ci = |i: Option<oracles::bootstrap::Interval>| {
+            i.map_or("-".to_string(), |i| crate::score::intervals::bracket(&i))
+        };
         let base = self.baseline().copied();
         for row in &self.rows {
             match &row.score {
@@ -208,19 +221,23 @@ impl SensitivityTable {
                         None => "FAIL: no baseline".to_string(),
                     };
                     out += &format!(
-                        "{:<18} {:>6} {:>11.2} {:>+8.2} {:>11.2} {:>+8.2}  {status}\n",
+                        "{:<18} {:>6} {:>11.2} {:>16} {:>+8.2} {:>11.2} {:>16} {:>+8.2}  {status}\n",
                         row.variant.name(),
                         s.n,
                         s.tpot_shape,
+                        ci(s.tpot_ci),
                         dt,
                         s.ttft_shape,
+                        ci(s.ttft_ci),
                         df
                     );
                 }
                 Err(e) => {
                     out += &format!(
-                        "{:<18} {:>6} {:>11} {:>8} {:>11} {:>8}  FAIL: {e}\n",
+                        "{:<18} {:>6} {:>11} {:>16} {:>8} {:>11} {:>16} {:>8}  FAIL: {e}\n",
                         row.variant.name(),
+                        "-",
+                        "-",
                         "-",
                         "-",
                         "-",
@@ -250,7 +267,7 @@ mod tests {
 
     #[test]
     fn a_row_with_another_n_fails() {
-        let score = |n| Ok(RowScore { n, tpot_shape: 1.0, ttft_shape: 2.0 });
+        let score = |n| Ok(RowScore { n, tpot_shape: 1.0, ttft_shape: 2.0, tpot_ci: None, ttft_ci: None });
         let table = SensitivityTable {
             rows: vec![
                 Row { variant: Variant::Baseline, score: score(10) },

@@ -22,13 +22,22 @@ pub struct Manifest {
 
 /// The regression rule of `--baseline-blis` (docs/baseline.md): a figure named in `figures`
 /// (`TIER.METRIC`, e.g. `all.tpot_shape`) is worse when the candidate's mean |e| exceeds the
-/// baseline's by more than `margin` percentage points.
+/// baseline's by more than `margin` percentage points AND the paired-bootstrap interval of the
+/// difference (over the sweeps both model, `resamples` resamples) lies above zero; better
+/// symmetrically; otherwise no change is detected.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BaselineRule {
     pub margin: f64,
     pub figures: Vec<String>,
+    /// Resamples of the paired interval (`oracles::bootstrap`, seed `oracles::bootstrap::SEED`).
+    #[serde(default = "default_resamples")]
+    pub resamples: usize,
     pub why: String,
+}
+
+fn default_resamples() -> usize {
+    oracles::bootstrap::DEFAULT_RESAMPLES
 }
 
 /// The `TIER.METRIC` keys a baseline rule may name.
@@ -225,6 +234,9 @@ impl Manifest {
             }
             if rule.why.trim().is_empty() {
                 problems.push("baseline_rule: `why` must say why the margin is what it is".to_string());
+            }
+            if let Err(e) = oracles::bootstrap::check_resamples(rule.resamples) {
+                problems.push(format!("baseline_rule: resamples: {e}"));
             }
             if rule.figures.is_empty() {
                 problems.push("baseline_rule: `figures` names no figure".to_string());

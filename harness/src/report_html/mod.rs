@@ -394,9 +394,9 @@ fn tier_table(scored: &Scored, tier: Tier) -> String {
     for (i, (name, _, why)) in scored.arms.iter().enumerate() {
         let _ = write!(out, "<tr><th scope=\"row\">{}</th>", esc(name));
         for m in ErrorMetric::ALL {
-            let cell = match (why, agg.mean_abs.get(&(i, m)).copied().flatten()) {
+            let cell = match (why, agg.cell_text(i, m)) {
                 (Some(_), _) => "not run".to_string(),
-                (None, Some(v)) => pct(v),
+                (None, Some(v)) => esc(&v),
                 (None, None) => "--".to_string(),
             };
             let _ = write!(out, "<td class=\"num\">{cell}</td>");

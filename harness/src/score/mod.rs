@@ -22,6 +22,7 @@
 //! ```
 
 pub mod gaps;
+pub mod intervals;
 pub mod render;
 pub mod resolve;
 pub mod settings;
@@ -252,6 +253,8 @@ pub struct Scored {
     pub provenance_counts: BTreeMap<(&'static str, tiers::Provenance), usize>,
     /// Keys runs passed that the scenario schema cannot express, over the selection.
     pub inexpressible_keys: BTreeSet<String>,
+    /// Resamples per interval (`--resamples`; `oracles::bootstrap::DEFAULT_RESAMPLES`).
+    pub resamples: usize,
 }
 
 /// Aggregate of one tier (or any subset of sweeps).
@@ -263,6 +266,16 @@ pub struct Aggregate {
     pub n: BTreeMap<ErrorMetric, usize>,
     /// Mean |e| per (arm index, metric); `None` on an arm not run or no comparisons.
     pub mean_abs: BTreeMap<(usize, ErrorMetric), Option<f64>>,
+    /// The 95% bootstrap interval of each mean |e| that has a value (`intervals::cell`).
+    pub interval: BTreeMap<(usize, ErrorMetric), intervals::CellInterval>,
+}
+
+impl Aggregate {
+    /// `9.64 [8.90, 10.41]`, or `None` when the cell has no value.
+    pub fn cell_text(&self, arm: usize, m: ErrorMetric) -> Option<String> {
+        let v = self.mean_abs.get(&(arm, m)).copied().flatten()?;
+        Some(intervals::with_interval(v, self.interval.get(&(arm, m))))
+    }
 }
 
 impl Scored {
@@ -275,6 +288,7 @@ impl Scored {
         let sweeps: Vec<&ScoredSweep> = sweeps.collect();
         let mut n = BTreeMap::new();
         let mut mean_abs = BTreeMap::new();
+        let mut interval = BTreeMap::new();
         for m in ErrorMetric::ALL {
             // counts from the first run arm; every run arm has the same by construction
             let count = sweeps.iter().map(|s| s.comparisons[&m]).sum();
@@ -285,10 +299,16 @@ impl Scored {
                     .map(|s| s.errors[i].as_ref().map(|e| e.get(m).iter().map(|x| x.1).collect::<Vec<_>>()))
                     .collect::<Option<Vec<_>>>()
                     .map(|v| v.concat());
-                mean_abs.insert((i, m), errors.and_then(|e| scoring::mean_abs(&e)));
+                let mean = errors.and_then(|e| scoring::mean_abs(&e));
+                if mean.is_some() {
+                    if let Some(ci) = intervals::cell(&sweeps, i, m, self.resamples) {
+                        interval.insert((i, m), ci);
+                    }
+                }
+                mean_abs.insert((i, m), mean);
             }
         }
-        Aggregate { sweeps: sweeps.len(), n, mean_abs }
+        Aggregate { sweeps: sweeps.len(), n, mean_abs, interval }
     }
 
     /// The tier aggregates in table order.
@@ -363,6 +383,7 @@ pub fn score_resolved(resolved: &resolve::Resolved, arms: &[Arm]) -> Scored {
         prefix_caching_points: 0,
         provenance_counts: BTreeMap::new(),
         inexpressible_keys: BTreeSet::new(),
+        resamples: oracles::bootstrap::DEFAULT_RESAMPLES,
     };
 
     for r in &resolved.sweeps {
@@ -539,6 +560,28 @@ pub fn headline_output(scored: &Scored) -> TaskOutput {
             for m in ErrorMetric::ALL {
                 if let Some(Some(v)) = agg.mean_abs.get(&(i, m)) {
                     out.number(format!("{t}.{key}.{}", m.key()), *v);
+                }
+                if let Some(Ok(ci)) = agg.interval.get(&(i, m)) {
+                    out.number(format!("{t}.{key}.{}.ci_low", m.key()), ci.low);
+                    out.number(format!("{t}.{key}.{}.ci_high", m.key()), ci.high);
+                }
+            }
+        }
+    }
+    // The paired differences of the report's pairs, per tier and metric.
+    for tier in Tier::ORDER {
+        let sweeps: Vec<&ScoredSweep> = scored.in_tier(tier).collect();
+        let index = |key: &str| scored.arms.iter().position(|(_, k, _)| k == key);
+        for (a, b) in render::PAIRS {
+            let (Some(ia), Some(ib)) = (index(a), index(b)) else { continue };
+            for m in ErrorMetric::ALL {
+                if let Some(Ok(p)) = intervals::paired(&sweeps, ia, ib, m, scored.resamples) {
+                    let k = format!("{}.{a}_minus_{b}.{}", tier.key(), m.key());
+                    out.number(format!("{k}.difference"), p.diff);
+                    if let Ok(ci) = p.ci {
+                        out.number(format!("{k}.ci_low"), ci.low);
+                        out.number(format!("{k}.ci_high"), ci.high);
+                    }
                 }
             }
         }

@@ -2,7 +2,7 @@
 //! breakdowns over ALL, kernelscore-style TPOT tables, dropped sweeps. Deterministic text: no
 //! paths, no times; every percentage with two decimals.
 
-use super::{Aggregate, ErrorMetric, Scored, ScoredSweep};
+use super::{intervals, Aggregate, ErrorMetric, Scored, ScoredSweep};
 use oracles::scoring;
 use oracles::tiers::Tier;
 use std::collections::BTreeMap;
@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 /// The full report.
 pub fn report(s: &Scored) -> String {
-    [header(s), headline(s), excursions(s), breakdowns(s), kernelscore(s), dropped(s)].join("\n")
+    [header(s), headline(s), paired(s), excursions(s), breakdowns(s), kernelscore(s), dropped(s)].join("\n")
 }
 
 pub fn header(s: &Scored) -> String {
@@ -53,14 +53,20 @@ pub fn header(s: &Scored) -> String {
     out
 }
 
+/// What the bracket beside a mean |e| is.
+pub fn interval_note(s: &Scored) -> String {
+    format!(
+        "[95% percentile bootstrap over sweeps: {} resamples, numpy MT19937 seed {}]",
+        s.resamples,
+        oracles::bootstrap::SEED
+    )
+}
+
 fn cell(s: &Scored, agg: &Aggregate, arm: usize, m: ErrorMetric) -> String {
     if let Some(why) = &s.arms[arm].2 {
         return format!("not run: {why}");
     }
-    match agg.mean_abs.get(&(arm, m)).copied().flatten() {
-        Some(v) => format!("{v:.2}"),
-        None => "--".to_string(),
-    }
+    agg.cell_text(arm, m).unwrap_or_else(|| "--".to_string())
 }
 
 /// Rows of cells, left-aligned, columns two spaces apart.
@@ -96,7 +102,7 @@ fn metric_header(lead: &[&str]) -> Vec<String> {
 }
 
 pub fn headline(s: &Scored) -> String {
-    let mut out = String::from("## Headline: mean |e| in %, per tier (n is TPOT-shape n / mape n)\n");
+    let mut out = format!("## Headline: mean |e| in %, per tier (n is TPOT-shape n / mape n)\n{}\n", interval_note(s));
     for (tier, agg) in s.tiers() {
         let _ = writeln!(
             out,
@@ -114,6 +120,57 @@ pub fn headline(s: &Scored) -> String {
         }
         let mut rows = vec![metric_header(&[])];
         rows.extend(arm_rows(s, &agg, &[]));
+        out.push_str(&table(&rows));
+    }
+    out
+}
+
+/// The arm pairs a reader of the headline compares, by key: BLIS against each published arm,
+/// then the two published arms.
+pub const PAIRS: [(&str, &str); 3] = [("blis", "aisimulate"), ("blis", "aic"), ("aisimulate", "aic")];
+
+/// Paired differences per tier: `A - B` of mean |e| over the same sweeps, its paired-bootstrap
+/// interval, and whether that interval excludes zero. Pairs with an arm not run are listed once.
+pub fn paired(s: &Scored) -> String {
+    let mut out = format!(
+        "## Paired differences: mean |e| of A minus B in points over the same sweeps, 95% paired bootstrap over sweeps ({} resamples, seed {})\n",
+        s.resamples,
+        oracles::bootstrap::SEED
+    );
+    let index = |key: &str| s.arms.iter().position(|(_, k, _)| k == key);
+    let pairs: Vec<(usize, usize)> = PAIRS.iter().filter_map(|(a, b)| Some((index(a)?, index(b)?))).collect();
+    for &(a, b) in &pairs {
+        for i in [a, b] {
+            if let Some(why) = &s.arms[i].2 {
+                let _ = writeln!(out, "  {} - {}: {} not run ({why})", s.arms[a].0, s.arms[b].0, s.arms[i].0);
+            }
+        }
+    }
+    let run: Vec<(usize, usize)> =
+        pairs.into_iter().filter(|&(a, b)| s.arms[a].2.is_none() && s.arms[b].2.is_none()).collect();
+    for tier in Tier::ORDER {
+        let sweeps: Vec<&ScoredSweep> = s.in_tier(tier).collect();
+        let _ = writeln!(out, "\n{}: {} sweeps", tier.title(), sweeps.len());
+        if sweeps.is_empty() {
+            out.push_str("  (no sweeps)\n");
+            continue;
+        }
+        let mut rows = Vec::new();
+        for &(a, b) in &run {
+            for m in ErrorMetric::ALL {
+                let pair = format!("{} - {}", s.arms[a].0, s.arms[b].0);
+                let (diff, ci, line) = match intervals::paired(&sweeps, a, b, m, s.resamples) {
+                    None => ("--".to_string(), String::new(), "no comparison".to_string()),
+                    Some(Err(why)) => ("--".to_string(), String::new(), why),
+                    Some(Ok(p)) => (
+                        intervals::signed(p.diff),
+                        p.ci.as_ref().map_or_else(|why| format!("[{why}]"), intervals::bracket),
+                        intervals::zero_line(&p.ci).to_string(),
+                    ),
+                };
+                rows.push(vec![pair, m.title().to_string(), diff, ci, line]);
+            }
+        }
         out.push_str(&table(&rows));
     }
     out
@@ -154,7 +211,7 @@ fn grouped(s: &Scored, key: impl Fn(&ScoredSweep) -> String) -> BTreeMap<String,
 }
 
 pub fn breakdowns(s: &Scored) -> String {
-    let mut out = String::from("## Breakdowns over ALL: mean |e| in %\n");
+    let mut out = format!("## Breakdowns over ALL: mean |e| in %\n{}\n", interval_note(s));
     type GroupKey = fn(&ScoredSweep) -> String;
     let by: [(&str, GroupKey); 3] = [
         ("chip family", |w| chip_family(&w.gpu).to_string()),

@@ -8,6 +8,7 @@ use anyhow::{bail, Result};
 use blis_support::{point, Checkout};
 use harness::blis::sensitivity::{sensitivity, variants, RowScore, Variant};
 use harness::blis::{EngineSettings, PointOutcome, PointSpec};
+use oracles::bootstrap::{self, SweepTotal};
 use std::collections::BTreeMap;
 
 /// A stand-in scorer: per sweep (scenario), drop the sweep if any point failed, anchor on the
@@ -24,22 +25,36 @@ fn toy_score(points: &[PointSpec], outcomes: &[PointOutcome]) -> Result<RowScore
         }
     }
     let (mut n, mut tpot, mut ttft) = (0u64, 0.0, 0.0);
+    // Per sweep, the toy figure's sum and count: the interval is of the toy's own pooled mean.
+    let (mut tpot_sweeps, mut ttft_sweeps) = (Vec::new(), Vec::new());
     for (name, mut rows) in sweeps {
         if dropped.contains(&name) {
             continue;
         }
         rows.sort_by_key(|r| r.0);
         let anchor = rows[0];
+        let (mut st, mut sf) = (0.0, 0.0);
         for r in &rows[1..] {
             n += 1;
-            tpot += (r.1 / anchor.1 - 1.0) * 100.0;
-            ttft += (r.2 / anchor.2 - 1.0) * 100.0;
+            st += (r.1 / anchor.1 - 1.0) * 100.0;
+            sf += (r.2 / anchor.2 - 1.0) * 100.0;
         }
+        tpot += st;
+        ttft += sf;
+        tpot_sweeps.push(SweepTotal { sum_abs: st, n: rows.len() - 1 });
+        ttft_sweeps.push(SweepTotal { sum_abs: sf, n: rows.len() - 1 });
     }
+    let ci = |t: &[SweepTotal]| bootstrap::interval(t, bootstrap::DEFAULT_RESAMPLES, bootstrap::SEED).ok();
     if n == 0 {
         bail!("no sweep survived");
     }
-    Ok(RowScore { n, tpot_shape: tpot / n as f64, ttft_shape: ttft / n as f64 })
+    Ok(RowScore {
+        n,
+        tpot_shape: tpot / n as f64,
+        ttft_shape: ttft / n as f64,
+        tpot_ci: ci(&tpot_sweeps),
+        ttft_ci: ci(&ttft_sweeps),
+    })
 }
 
 fn base_points(checkout: &Checkout) -> Vec<PointSpec> {

@@ -5,6 +5,7 @@ mod blis;
 mod blis_real;
 mod fixtures;
 mod hashing;
+mod intervals;
 mod score;
 
 use anyhow::Result;
@@ -17,6 +18,8 @@ pub enum Command {
     Hashing,
     /// Scoring the whole corpus.
     Score(score::Args),
+    /// What the bootstrap intervals add to the score report (10,000 resamples against 1).
+    Intervals(intervals::Args),
     /// The BLIS point runner with the test double: workers and cache.
     Blis,
     /// The BLIS point runner on a real `blis` (--blis PATH): points per second, workers, cache.
@@ -30,5 +33,6 @@ pub fn run(cmd: Command) -> Result<u8> {
         Command::Fixtures => fixtures::run(),
         Command::Hashing => hashing::run(),
         Command::Score(args) => score::run(args),
+        Command::Intervals(args) => intervals::run(args),
     }
 }

@@ -450,20 +450,35 @@ fn the_json_report_records_each_point_command_line_and_workload_hash() {
 
 /// The tiny inputs with the absolute anchors a simulated arm is scored against, and a
 /// measured TPOT that barely grows with concurrency (as the plain double's does), so a
-/// candidate slower at high concurrency is the worse one.
+/// candidate slower at high concurrency is the worse one. A second sweep (`n.yaml`, the same
+/// deployment) is added: the regression rule's paired interval needs two sweeps.
 fn tiny_inputs_with_anchors(root: &Path) {
     tiny_inputs(root);
     let e2e = root.join("measurements/aisimulate_e2e.json");
     let text = std::fs::read_to_string(&e2e).unwrap();
     let flat = text.replacen("\"measured_tpot_relative\": 2,", "\"measured_tpot_relative\": 1.02,", 1);
     assert_ne!(flat, text, "the tiny corpus changed shape");
-    std::fs::write(&e2e, flat).unwrap();
+    let start = flat.find("{\"scenario\": \"m.yaml\"").expect("the tiny corpus has its sweep");
+    let end = flat.rfind("]}").expect("the sweeps list ends the file");
+    let sweep = flat[start..end].to_string();
+    let two = format!("{}, {}{}", &flat[..end], sweep.replace("\"m.yaml\"", "\"n.yaml\""), &flat[end..]);
+    std::fs::write(&e2e, two).unwrap();
+    let scenario = std::fs::read_to_string(root.join("scenarios/m.yaml")).unwrap();
+    std::fs::write(root.join("scenarios/n.yaml"), scenario.replace("name: m\n", "name: n\n")).unwrap();
+    let anchor = |scenario: &str| {
+        format!(
+            r#"{{"scenario": "{scenario}", "label": "1k1k", "framework": "vllm", "gpu": "h100",
+           "absolute_tpot_us": {{"1": 10000.0, "2": 20000.0}}, "absolute_ttft_us": {{"1": 100000.0, "2": 200000.0}},
+           "source_run_date": "d", "source_config_id": 1, "relative_agreement": 0.0}}"#
+        )
+    };
     std::fs::write(
         root.join("measurements/inferencex_absolutes.json"),
-        r#"{"source": "s", "source_url": "u", "release_tag": "r1", "metrics": "m", "validation": "v", "anchors": [
-          {"scenario": "m.yaml", "label": "1k1k", "framework": "vllm", "gpu": "h100",
-           "absolute_tpot_us": {"1": 10000.0, "2": 20000.0}, "absolute_ttft_us": {"1": 100000.0, "2": 200000.0},
-           "source_run_date": "d", "source_config_id": 1, "relative_agreement": 0.0}]}"#,
+        format!(
+            r#"{{"source": "s", "source_url": "u", "release_tag": "r1", "metrics": "m", "validation": "v", "anchors": [{}, {}]}}"#,
+            anchor("m.yaml"),
+            anchor("n.yaml")
+        ),
     )
     .unwrap();
 }
@@ -508,7 +523,9 @@ fn score_fails_naming_the_figure_a_slowed_candidate_is_worse_on() {
     score_with_baseline(dir.path(), &slow_double(dir.path()), &double())
         .code(1)
         .stdout(
-            predicate::str::contains("WORSE: all.tpot_shape").and(predicate::str::contains("moved most: m.yaml 1k1k")),
+            predicate::str::contains("WORSE: all.tpot_shape")
+                .and(predicate::str::contains("above zero)"))
+                .and(predicate::str::contains("moved most: m.yaml 1k1k")),
         )
         .stderr(predicate::str::contains("worse than the baseline on all.tpot_shape"));
     let report: serde_json::Value =
@@ -522,8 +539,9 @@ fn score_with_one_binary_as_both_reports_no_difference_and_the_baseline_from_cac
     tiny_inputs_with_anchors(dir.path());
     score_with_baseline(dir.path(), &double(), &double()).success().stdout(
         predicate::str::contains("no difference")
-            .and(predicate::str::contains("candidate: 2 points ran, 0 served from the cache"))
-            .and(predicate::str::contains("baseline: 0 points ran, 2 served from the cache")),
+            .and(predicate::str::contains("no change detected: all.tpot_shape (0, 95% interval [0.00, 0.00])"))
+            .and(predicate::str::contains("candidate: 4 points ran, 0 served from the cache"))
+            .and(predicate::str::contains("baseline: 0 points ran, 4 served from the cache")),
     );
 }
 
@@ -614,4 +632,24 @@ fn report_files_named_dash_go_to_stdout() {
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     assert!(stdout.contains("\"points\"") && stdout.contains("<html"), "{}", &stdout[..stdout.len().min(400)]);
     assert!(!dir.path().join("-").exists(), "a file named `-` was written");
+}
+
+#[test]
+fn a_resample_count_of_zero_or_absurdly_many_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    for n in ["0", "1000001", "many"] {
+        xtask(dir.path())
+            .args(["score", "--measurements", "measurements", "--scenarios", "scenarios", "--resamples", n])
+            .assert()
+            .code(64)
+            .stdout("")
+            .stderr(predicate::str::contains("--resamples"));
+    }
+    // In range it is stated in the report; one sweep has no interval, and says why.
+    xtask(dir.path())
+        .args(["score", "--measurements", "measurements", "--scenarios", "scenarios", "--resamples", "500"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("500 resamples").and(predicate::str::contains("[not defined: 1 sweep]")));
 }
