@@ -23,6 +23,8 @@ pub struct TaskDef {
 const TREES: &[InputKind] = &[InputKind::Catalog, InputKind::Registry, InputKind::Scenarios];
 const CORPORA_AND_TREES: &[InputKind] =
     &[InputKind::Measurements, InputKind::Catalog, InputKind::Registry, InputKind::Scenarios];
+const BLIS_CORPORA_AND_TREES: &[InputKind] =
+    &[InputKind::Blis, InputKind::Measurements, InputKind::Catalog, InputKind::Registry, InputKind::Scenarios];
 
 pub const TASKS: &[TaskDef] = &[
     TaskDef { name: "manifest", needs: &[], run: |cx| super::consistency::task(&cx.manifest, &names()) },
@@ -57,26 +59,10 @@ pub const TASKS: &[TaskDef] = &[
     // The BLIS column of one real release (inference-sim f90a1e3a, checked by its hash).
     TaskDef {
         name: "blis-release-f90a1e3a",
-        needs: &[
-            InputKind::Blis,
-            InputKind::Measurements,
-            InputKind::Catalog,
-            InputKind::Registry,
-            InputKind::Scenarios,
-        ],
+        needs: BLIS_CORPORA_AND_TREES,
         run: |cx| crate::blis::arm::task_release_f90a1e3a(&cx.inputs),
     },
-    TaskDef {
-        name: "sensitivity",
-        needs: &[
-            InputKind::Blis,
-            InputKind::Measurements,
-            InputKind::Catalog,
-            InputKind::Registry,
-            InputKind::Scenarios,
-        ],
-        run: |cx| crate::blis::task_sensitivity(&cx.inputs),
-    },
+    TaskDef { name: "sensitivity", needs: BLIS_CORPORA_AND_TREES, run: |cx| crate::blis::task_sensitivity(&cx.inputs) },
 ];
 
 /// Every task's name: what a manifest figure's `task:` may say.
