@@ -100,6 +100,7 @@ Flags:
       --block-size-in-tokens int     Number of tokens in a KV cache block (default 16)
       --hardware string              GPU type
   -h, --help                         help for run
+      --latency-model string         Latency model backend: trained-physics (default), roofline (default \"trained-physics\")
       --log string                   Log level (default \"warn\")
       --max-num-batched-tokens int   Token budget per step (default 2048)
       --max-num-seqs int             Maximum running requests (default 256)
@@ -184,44 +185,86 @@ fn parse_scenario_args(argv: &[String]) -> Result<Args, String> {
     })
 }
 
+/// `BLIS_DOUBLE_RELEASE=early`: the flag dialect of the releases before v0.7.0 that list no
+/// `--latency-model` (v0.3.0 ... v0.6.6): the metrics file flag is `--results-path`, there is
+/// no `--timeout` (no per-request deadline) and no `--latency-model`. Anything else: the flag
+/// dialect of f90a1e3a (`--metrics-path`, `--timeout`, `--latency-model`).
+fn flags_help() -> String {
+    if std::env::var("BLIS_DOUBLE_RELEASE").is_ok_and(|r| r == "early") {
+        FLAGS_HELP
+            .lines()
+            .filter(|l| !l.contains("--timeout ") && !l.contains("--latency-model "))
+            .map(|l| {
+                if l.contains("--metrics-path ") {
+                    "      --results-path string          File to save BLIS results to".to_string()
+                } else {
+                    l.to_string()
+                }
+            })
+            .map(|l| l + "\n")
+            .collect()
+    } else {
+        FLAGS_HELP.to_string()
+    }
+}
+
+/// The option names a help text lists (the first `--word` of each option line).
+fn help_flags(help: &str) -> Vec<String> {
+    help.lines()
+        .filter_map(|l| l.split_whitespace().find(|w| w.starts_with("--")).map(|w| w.trim_end_matches(',').to_string()))
+        .collect()
+}
+
+/// The backends of the help's `--latency-model` line (`a (default), b (default "a")`).
+fn latency_choices(help: &str) -> Vec<String> {
+    let Some(line) = help.lines().find(|l| l.trim_start().starts_with("--latency-model ")) else { return Vec::new() };
+    let list = line.split_once(':').map_or("", |(_, l)| l);
+    let list = list.split(" (default \"").next().unwrap_or(list);
+    list.split(',')
+        .map(|c| c.trim().trim_end_matches("(default)").trim().to_string())
+        .filter(|c| !c.is_empty())
+        .collect()
+}
+
 /// The flag dialect, parsed as cobra does: any order, each flag once, unknown flags refused
-/// (exit 1, like the real binary); the model and hardware are checked against the working
-/// directory's `hardware_config.json` and the model config folder.
+/// (exit 1, like the real binary): the flags known are exactly those its help lists. The model
+/// and hardware are checked against the working directory's `hardware_config.json` and the
+/// model config folder; a `--latency-model` not among the help's backends is refused as the
+/// real binary refuses it (`unknown --latency-model "x"; valid options: ...`).
 fn parse_flag_args(argv: &[String]) -> Result<Args, String> {
-    const KNOWN: [&str; 13] = [
-        "--model",
-        "--hardware",
-        "--tp",
-        "--model-config-folder",
-        "--max-num-seqs",
-        "--max-num-batched-tokens",
-        "--block-size-in-tokens",
-        "--workload-spec",
-        "--seed",
-        "--metrics-path",
-        "--timeout",
-        "--log",
-        "--help",
-    ];
+    let help = flags_help();
+    let known = help_flags(&help);
     if argv.first().map(String::as_str) != Some("run") {
         return Err("Error: unknown command".into());
     }
-    let mut values: std::collections::BTreeMap<&str, String> = Default::default();
+    let mut values: std::collections::BTreeMap<String, String> = Default::default();
     let mut rest = argv[1..].iter();
     while let Some(flag) = rest.next() {
-        let Some(known) = KNOWN.iter().find(|k| **k == flag) else {
+        if !known.iter().any(|k| k == flag) {
             return Err(format!("Error: unknown flag: {flag}"));
-        };
+        }
         let value = rest.next().ok_or(format!("Error: flag needs an argument: {flag}"))?;
-        values.insert(known, value.clone());
+        values.insert(flag.clone(), value.clone());
     }
     let get = |f: &str| values.get(f).cloned();
     let int = |f: &str, default: u64| -> Result<u64, String> {
         get(f).map_or(Ok(default), |v| v.parse().map_err(|_| format!("Error: invalid argument {v:?} for {f}")))
     };
-    if get("--timeout").as_deref() != Some("-1") || get("--log").as_deref() != Some("error") {
-        return Err("blis-double: the harness always sends --timeout -1 --log error".into());
+    let lists = |f: &str| known.iter().any(|k| k == f);
+    // Where the help lists `--timeout`, the harness always disables the deadline.
+    if (lists("--timeout") && get("--timeout").as_deref() != Some("-1")) || get("--log").as_deref() != Some("error") {
+        return Err("blis-double: the harness always sends --log error, and --timeout -1 where it is listed".into());
     }
+    if let Some(model) = get("--latency-model") {
+        let choices = latency_choices(&help);
+        if !choices.contains(&model) {
+            return Err(format!(
+                "level=fatal msg=\"unknown --latency-model {model:?}; valid options: {}\"",
+                choices.join(", ")
+            ));
+        }
+    }
+    let metrics_flag = if lists("--metrics-path") { "--metrics-path" } else { "--results-path" };
     let model = get("--model").ok_or("level=fatal msg=\"--model is required\"")?;
     let hardware = get("--hardware").unwrap_or_default();
     let hw_text = std::fs::read_to_string("hardware_config.json")
@@ -252,7 +295,7 @@ fn parse_flag_args(argv: &[String]) -> Result<Args, String> {
         source: Source::Flags { model, hardware, engine },
         workload_spec: get("--workload-spec").ok_or("level=fatal msg=\"--workload-spec is required\"")?.into(),
         seed: int("--seed", 42)?,
-        metrics_path: get("--metrics-path").ok_or("level=fatal msg=\"--metrics-path is required\"")?.into(),
+        metrics_path: get(metrics_flag).ok_or(format!("level=fatal msg=\"{metrics_flag} is required\""))?.into(),
     })
 }
 
@@ -375,11 +418,28 @@ const ARRIVAL_KEYS: [&str; 4] = ["process", "cv", "shape", "scale"];
 const DIST_KEYS: [&str; 3] = ["type", "params", "file"];
 const DIST_TYPES: [&str; 6] = ["gaussian", "exponential", "pareto_lognormal", "lognormal", "constant", "empirical"];
 
+/// The spec fields as the real binary's type data spells them (Go struct tags): the harness
+/// reads which fields a release's reader knows from these bytes (`dialect::workload_spec_gap`),
+/// so the double carries them as the real binary does, and its reader checks against them.
+const GO_TAGS: &str = concat!(
+    r#"yaml:"version" yaml:"seed" yaml:"category" yaml:"clients" yaml:"cohorts,omitempty" "#,
+    r#"yaml:"aggregate_rate" yaml:"horizon,omitempty" yaml:"num_requests,omitempty" "#,
+    r#"yaml:"servegen_data,omitempty" yaml:"inference_perf,omitempty" yaml:"goodput_slo_targets,omitempty" "#,
+    r#"yaml:"id" yaml:"tenant_id" yaml:"slo_class" yaml:"model" yaml:"adapter" yaml:"rate_fraction" "#,
+    r#"yaml:"concurrency,omitempty" yaml:"think_time_us,omitempty" yaml:"arrival" yaml:"input_distribution" "#,
+    r#"yaml:"output_distribution" yaml:"prefix_group,omitempty" yaml:"prefix_length,omitempty" "#,
+    r#"yaml:"streaming" yaml:"network,omitempty" yaml:"lifecycle,omitempty" yaml:"multimodal,omitempty" "#,
+    r#"yaml:"reasoning,omitempty" yaml:"timeout,omitempty" yaml:"slo_target_us,omitempty" "#,
+    r#"yaml:"closed_loop,omitempty" yaml:"process" yaml:"cv,omitempty" yaml:"shape,omitempty" "#,
+    r#"yaml:"scale,omitempty" yaml:"type" yaml:"params,omitempty" yaml:"file,omitempty""#
+);
+
 fn only_known(value: &serde_yaml::Value, keys: &[&str], at: &str) -> Result<(), String> {
     let map = value.as_mapping().ok_or(format!("{at}: expected a mapping"))?;
     for k in map.keys() {
         let k = k.as_str().unwrap_or("?");
-        if !keys.contains(&k) {
+        let tagged = [format!("yaml:\"{k}\""), format!("yaml:\"{k},")].iter().any(|t| GO_TAGS.contains(t.as_str()));
+        if !keys.contains(&k) || !tagged {
             return Err(format!("{at}: field {k} not found in type"));
         }
     }
@@ -841,7 +901,7 @@ fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let flags = std::env::var("BLIS_DOUBLE_DIALECT").is_ok_and(|d| d == "flags");
     if argv.len() == 2 && argv[0] == "run" && (argv[1] == "--help" || argv[1] == "-h") {
-        print!("{}", if flags { FLAGS_HELP } else { SCENARIO_HELP });
+        print!("{}", if flags { flags_help() } else { SCENARIO_HELP.to_string() });
         return ExitCode::SUCCESS;
     }
     let args = if flags {

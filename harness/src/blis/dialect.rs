@@ -45,8 +45,16 @@ impl Dialect {
 }
 
 const SCENARIO_FLAGS: [&str; 4] = ["--scenario", "--scenarios", "--catalog", "--registry"];
-const DEPLOYMENT_FLAGS: [&str; 6] =
-    ["--model", "--hardware", "--tp", "--max-num-seqs", "--max-num-batched-tokens", "--block-size-in-tokens"];
+/// Every one is passed by `FlagDeployment::flags`, so every one must be listed.
+const DEPLOYMENT_FLAGS: [&str; 7] = [
+    "--model",
+    "--hardware",
+    "--tp",
+    "--model-config-folder",
+    "--max-num-seqs",
+    "--max-num-batched-tokens",
+    "--block-size-in-tokens",
+];
 
 /// The engine-limit flags under the names releases before f90a1e3a give them (v0.7.x: the same
 /// settings, "Maximum number of requests running together" and "Maximum total number of new
@@ -66,7 +74,27 @@ fn spelled(flag: &'static str, listed: &[String]) -> &'static str {
         .filter(|then| listed.iter().any(|f| f == then))
         .unwrap_or(flag)
 }
-const COMMON_FLAGS: [&str; 5] = ["--workload-spec", "--seed", "--metrics-path", "--timeout", "--log"];
+/// Flags every dialect needs: the workload spec, the seed and the log level.
+const COMMON_FLAGS: [&str; 3] = ["--workload-spec", "--seed", "--log"];
+
+/// The metrics file flag, by the names releases give it: `--metrics-path` (v0.7.0 on, and the
+/// scenario contract), else `--results-path` (v0.3.0 ... v0.6.14 and iter27 write the same
+/// `MetricsOutput` JSON under that name; checked by running iter27 and reading its file).
+pub const METRICS_FLAGS: [&str; 2] = ["--metrics-path", "--results-path"];
+
+/// What the scenario contract states beyond the common flags: its metrics flag and the
+/// per-request deadline (`--timeout -1` is always passed in that dialect).
+const SCENARIO_CONTRACT: [&str; 2] = ["--metrics-path", "--timeout"];
+
+/// The flag list of `blis run --help` as one phrase, for reasons.
+fn missing_reason(missing: &[&str]) -> String {
+    format!("`blis run --help` does not list {}", missing.join(", "))
+}
+
+/// The metrics file flag this help lists (the first of `METRICS_FLAGS` listed).
+pub fn metrics_flag(listed: &[String]) -> Option<&'static str> {
+    METRICS_FLAGS.iter().copied().find(|f| listed.iter().any(|g| g == f))
+}
 
 /// The flag names a help text lists (`--name`, as the first word of an option line).
 pub fn listed_flags(help: &str) -> Vec<String> {
@@ -83,35 +111,111 @@ pub fn listed_flags(help: &str) -> Vec<String> {
     flags
 }
 
-/// The dialect a help text describes, or why it is neither.
+/// The dialect a help text describes, or why it is neither. `--timeout` is optional in the
+/// flag dialect (releases before v0.7.10 have no per-request deadline, so nothing to disable),
+/// and the metrics file flag may be either of `METRICS_FLAGS`.
 pub fn from_help(help: &str) -> Result<Dialect, String> {
     let flags = listed_flags(help);
     let has = |f: &&str| flags.iter().any(|g| g == f);
-    let missing_common: Vec<&str> = COMMON_FLAGS.iter().filter(|f| !has(f)).copied().collect();
-    if !missing_common.is_empty() {
-        return Err(format!("`blis run --help` does not list {}", missing_common.join(", ")));
+    let mut missing: Vec<&str> = COMMON_FLAGS.iter().filter(|f| !has(f)).copied().collect();
+    if metrics_flag(&flags).is_none() {
+        missing.push("--metrics-path (or --results-path)");
+    }
+    if !missing.is_empty() {
+        return Err(missing_reason(&missing));
     }
     if SCENARIO_FLAGS.iter().all(has) {
+        let missing: Vec<&str> = SCENARIO_CONTRACT.iter().filter(|f| !has(f)).copied().collect();
+        if !missing.is_empty() {
+            return Err(format!("{} (the scenario dialect's contract)", missing_reason(&missing)));
+        }
         return Ok(Dialect::Scenario);
     }
-    if DEPLOYMENT_FLAGS.iter().all(|f| has(&spelled(f, &flags))) {
+    let missing: Vec<&str> = DEPLOYMENT_FLAGS.iter().map(|f| spelled(f, &flags)).filter(|f| !has(f)).collect();
+    if missing.is_empty() {
         return Ok(Dialect::Flags);
     }
     Err(format!(
-        "`blis run --help` lists neither the scenario flags ({}) nor the deployment flags ({})",
+        "`blis run --help` lists neither the scenario flags ({}) nor all the deployment flags ({}; missing {})",
         SCENARIO_FLAGS.join(" "),
-        DEPLOYMENT_FLAGS.join(" ")
+        DEPLOYMENT_FLAGS.join(" "),
+        missing.join(" ")
     ))
 }
 
-/// (binary SHA-256, child environment) to (dialect, flags listed by the help).
+/// The latency model backends a release offers, as its `--latency-model` help line says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LatencyModel {
+    /// The model that runs when the flag is not given: the line's `(default "X")` (cobra's
+    /// rendering of the flag's default), else the choice the line marks `(default)` (v0.6.7 ...
+    /// v0.6.9 mark it so and render no default value).
+    pub default: Option<String>,
+    /// The backends listed after `:` in the description, in the release's order.
+    pub choices: Vec<String>,
+}
+
+/// The `--latency-model` line of a help text, parsed; `None` when no option line names it
+/// (releases before v0.6.7). Lines that only mention the flag (`--dp ... --latency-model
+/// trained-physics only`) are not its line: the option's line starts with it.
+pub fn latency_model_from_help(help: &str) -> Option<LatencyModel> {
+    let line = help.lines().find_map(|l| {
+        let l = l.trim_start();
+        let rest = l.strip_prefix("--latency-model").or_else(|| {
+            // `-x, --latency-model` (a shorthand before the long name).
+            l.split_once(", ")
+                .and_then(|(short, long)| short.starts_with('-').then_some(long))
+                .and_then(|long| long.strip_prefix("--latency-model"))
+        })?;
+        rest.starts_with(char::is_whitespace).then_some(rest)
+    })?;
+    // `string   Description: a (default), b (default "a")`: the type word, then the text.
+    let text = line.trim_start();
+    let text = text.split_once(char::is_whitespace).map_or("", |(_, d)| d).trim();
+    let (text, rendered) = match text.rfind("(default \"") {
+        Some(i) if text.ends_with("\")") => {
+            let value = &text[i + "(default \"".len()..text.len() - 2];
+            (text[..i].trim_end(), Some(value.to_string()))
+        }
+        _ => (text, None),
+    };
+    let mut marked = None;
+    let mut choices = Vec::new();
+    if let Some((_, list)) = text.split_once(':') {
+        for item in list.split(',') {
+            let item = item.trim();
+            let (name, is_default) = match item.strip_suffix("(default)") {
+                Some(n) => (n.trim(), true),
+                None => (item, false),
+            };
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+                continue;
+            }
+            if is_default && marked.is_none() {
+                marked = Some(name.to_string());
+            }
+            choices.push(name.to_string());
+        }
+    }
+    let default = rendered.filter(|d| !d.is_empty()).or(marked);
+    Some(LatencyModel { default, choices })
+}
+
+/// What `blis run --help` says, read once per binary.
+#[derive(Clone, Debug)]
+pub struct Help {
+    pub dialect: Dialect,
+    /// Every flag the help lists.
+    pub flags: Vec<String>,
+    pub latency_model: Option<LatencyModel>,
+}
+
+/// (binary SHA-256, child environment) to what its help says.
 type DialectKey = (String, Vec<(String, String)>);
-type Detected = (Dialect, Vec<String>);
-static DETECTED: Mutex<Option<HashMap<DialectKey, Detected>>> = Mutex::new(None);
+static DETECTED: Mutex<Option<HashMap<DialectKey, Help>>> = Mutex::new(None);
 
 /// Runs `blis run --help` (once per binary digest and environment in this process).
 pub fn detect(binary: &Path, digest: &str, cwd: &Path, env: &[(String, String)]) -> Result<Dialect, String> {
-    detect_with_flags(binary, digest, cwd, env).map(|(d, _)| d)
+    detect_help(binary, digest, cwd, env).map(|h| h.dialect)
 }
 
 /// The dialect and every flag the help lists.
@@ -120,16 +224,86 @@ pub fn detect_with_flags(
     digest: &str,
     cwd: &Path,
     env: &[(String, String)],
-) -> Result<Detected, String> {
+) -> Result<(Dialect, Vec<String>), String> {
+    detect_help(binary, digest, cwd, env).map(|h| (h.dialect, h.flags))
+}
+
+/// What `blis run --help` says: the dialect (or why it has none), the flags, the latency model.
+pub fn detect_help(binary: &Path, digest: &str, cwd: &Path, env: &[(String, String)]) -> Result<Help, String> {
     let key = (digest.to_string(), env.to_vec());
     if let Some(d) = DETECTED.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).get(&key) {
         return Ok(d.clone());
     }
     let help = help_text(binary, cwd, env, "run")?;
-    let dialect = from_help(&help).map_err(|e| format!("{}: {e}", binary.display()))?;
-    let found = (dialect, listed_flags(&help));
+    let found = help_facts(&help).map_err(|e| format!("{}: {e}", binary.display()))?;
     DETECTED.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).insert(key, found.clone());
     Ok(found)
+}
+
+/// `from_help`, `listed_flags` and `latency_model_from_help` of one help text.
+pub fn help_facts(help: &str) -> Result<Help, String> {
+    Ok(Help { dialect: from_help(help)?, flags: listed_flags(help), latency_model: latency_model_from_help(help) })
+}
+
+/// The YAML field names the Go struct tags of a binary declare (`yaml:"name` up to `"` or `,`):
+/// Go keeps every struct tag in the binary's type data, stripped (`-s -w`) or not, so the
+/// fields a release's workload spec reader knows can be read from its bytes.
+pub fn yaml_tags(bytes: &[u8]) -> std::collections::BTreeSet<String> {
+    const OPEN: &[u8] = b"yaml:\"";
+    let mut tags = std::collections::BTreeSet::new();
+    let mut i = 0;
+    while let Some(at) = bytes[i..].iter().position(|&b| b == b'y') {
+        let at = i + at;
+        if !bytes[at..].starts_with(OPEN) {
+            i = at + 1;
+            continue;
+        }
+        let start = at + OPEN.len();
+        let end = bytes[start..].iter().take(64).position(|&b| b == b'"' || b == b',').map(|n| start + n);
+        if let Some(end) = end {
+            if let Ok(name) = std::str::from_utf8(&bytes[start..end]) {
+                if !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+                    tags.insert(name.to_string());
+                }
+            }
+        }
+        i = start;
+    }
+    tags
+}
+
+/// Why a release's workload spec reader cannot take the arm's spec, read from the binary:
+/// the spec fields the arm writes (`workload::spec_fields`) that no `yaml:"..."` struct tag of
+/// the binary declares. `None`: every field is declared. A binary declaring no `yaml` tag at
+/// all is not Go (or not readable this way) and is not judged here.
+/// Once per binary digest in this process.
+pub fn workload_spec_gap(binary: &Path, digest: &str) -> Result<Option<String>> {
+    static GAPS: Mutex<Option<HashMap<String, Option<String>>>> = Mutex::new(None);
+    if let Some(g) = GAPS.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).get(digest) {
+        return Ok(g.clone());
+    }
+    let bytes = std::fs::read(binary).with_context(|| format!("reading {}", binary.display()))?;
+    let gap = spec_gap_of(&bytes);
+    GAPS.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).insert(digest.into(), gap.clone());
+    Ok(gap)
+}
+
+/// `workload_spec_gap` of a binary's bytes.
+pub fn spec_gap_of(bytes: &[u8]) -> Option<String> {
+    let tags = yaml_tags(bytes);
+    if tags.is_empty() {
+        return None;
+    }
+    let missing: Vec<String> = super::workload::spec_fields().into_iter().filter(|f| !tags.contains(f)).collect();
+    (!missing.is_empty()).then(|| {
+        let fields = missing.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ");
+        format!(
+            "its workload spec has no {fields} field (the binary declares no `yaml:\"{}` struct tag), so the \
+             arm's closed-loop spec (one client with `concurrency`) cannot be stated; the release refuses it as \
+             `field ... not found in type workload....`",
+            missing[0]
+        )
+    })
 }
 
 static REPLAY: Mutex<Option<HashMap<DialectKey, bool>>> = Mutex::new(None);
@@ -224,6 +398,15 @@ fn folder_is_full(dir: &Path) -> bool {
     }
 }
 
+/// The latency model that runs, given the `--latency-model` line (if any) and a pin (if any).
+pub fn latency_model_run(model: Option<&LatencyModel>, pinned: Option<&str>) -> String {
+    match (pinned, model.and_then(|m| m.default.as_deref())) {
+        (Some(p), _) => p.to_string(),
+        (None, Some(d)) => d.to_string(),
+        (None, None) => BUILT_IN_LATENCY_MODEL.to_string(),
+    }
+}
+
 /// What a flag-dialect release ships beside its binary (its working directory).
 #[derive(Clone, Debug)]
 pub struct Release {
@@ -238,10 +421,57 @@ pub struct Release {
     flags: Vec<String>,
     /// `blis replay` takes TraceV2 files (the route for per-request length vectors).
     pub replay: bool,
+    /// The `--latency-model` line of its help; `None` when it lists no such flag.
+    pub latency_model: Option<LatencyModel>,
+    /// The flag it writes the metrics JSON to (`--metrics-path`, or `--results-path`).
+    pub metrics_flag: &'static str,
+    /// Its help lists `--timeout` (a per-request deadline, disabled with `-1`).
+    pub timeout: bool,
+    /// Why its workload spec reader cannot take the arm's spec (`workload_spec_gap`).
+    pub spec_gap: Option<String>,
 }
 
+/// What the release runs for latency when none is pinned and it lists no `--latency-model`.
+pub const BUILT_IN_LATENCY_MODEL: &str = "built-in (no --latency-model flag)";
+
 impl Release {
-    pub fn load(root: &Path, flags: Vec<String>, replay: bool) -> Result<Release> {
+    /// The latency model a point runs with: the pin, else the help's default, else the
+    /// release's only (built-in) model.
+    pub fn latency_model_run(&self, pinned: Option<&str>) -> String {
+        latency_model_run(self.latency_model.as_ref(), pinned)
+    }
+
+    /// `--latency-model NAME` for a pin, or why the release cannot take it (an input error:
+    /// the pin asks for something this release does not offer).
+    pub fn latency_model_flags(&self, pinned: Option<&str>) -> Result<Vec<String>, String> {
+        let Some(name) = pinned else { return Ok(Vec::new()) };
+        let Some(model) = &self.latency_model else {
+            return Err(format!(
+                "latency model `{name}` is pinned, but this release's `blis run --help` lists no --latency-model \
+                 (it has one built-in latency model)"
+            ));
+        };
+        if !model.choices.is_empty() && !model.choices.iter().any(|c| c == name) {
+            return Err(format!(
+                "latency model `{name}` is pinned, but this release's --latency-model offers only {}",
+                model.choices.join(", ")
+            ));
+        }
+        Ok(vec!["--latency-model".into(), name.to_string()])
+    }
+
+    /// What `blis run --help` of this release lists, by flag name.
+    pub fn lists(&self, flag: &str) -> bool {
+        self.flags.iter().any(|f| f == flag)
+    }
+
+    /// Reads the release files in `root` for a binary whose help says `help`; `spec_gap` is
+    /// `workload_spec_gap` of the binary.
+    pub fn load(root: &Path, help: &Help, replay: bool, spec_gap: Option<String>) -> Result<Release> {
+        let flags = help.flags.clone();
+        let metrics_flag = metrics_flag(&flags)
+            .with_context(|| format!("`blis run --help` lists none of {}", METRICS_FLAGS.join(", ")))?;
+        let timeout = flags.iter().any(|f| f == "--timeout");
         let hw_path = root.join("hardware_config.json");
         let hw_text = std::fs::read_to_string(&hw_path).with_context(|| format!("reading {}", hw_path.display()))?;
         let hw: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&hw_text)
@@ -272,6 +502,10 @@ impl Release {
             files,
             flags,
             replay,
+            latency_model: help.latency_model.clone(),
+            metrics_flag,
+            timeout,
+            spec_gap,
         })
     }
 }
@@ -371,6 +605,9 @@ pub fn flag_deployment(
         return Err(Err(anyhow::anyhow!("Deployment states {} pools; a point describes one", pools.len())));
     };
     let not = |why: String| Err(Ok(NotModelled(why)));
+    if let Some(gap) = &release.spec_gap {
+        return not(gap.clone());
+    }
     let Some(gpu) = release.hardware.iter().find(|h| h.eq_ignore_ascii_case(hardware)) else {
         return not(format!(
             "hardware `{hardware}` is not in hardware_config.json (this release knows {})",
@@ -595,7 +832,7 @@ mod tests {
     fn help_texts_of_both_dialects() {
         let common =
             "  --workload-spec string  x\n  --seed int\n  --metrics-path string\n  --timeout int\n  --log string\n";
-        let flags = format!("{common}  --model string\n  --hardware string\n  --tp int\n  --max-num-seqs int\n  --max-num-batched-tokens int\n  --block-size-in-tokens int\n");
+        let flags = format!("{common}  --model string\n  --hardware string\n  --tp int\n  --model-config-folder string\n  --max-num-seqs int\n  --max-num-batched-tokens int\n  --block-size-in-tokens int\n");
         let scenario =
             format!("{common}  --scenario string\n  --scenarios string\n  --catalog string\n  --registry string\n");
         assert_eq!(from_help(&flags), Ok(Dialect::Flags));
@@ -608,5 +845,71 @@ mod tests {
         assert_eq!(from_help(&scenario), Ok(Dialect::Scenario));
         assert!(from_help(common).unwrap_err().contains("neither"));
         assert!(from_help("usage: nothing").unwrap_err().contains("--workload-spec"));
+        // No --model-config-folder (v0.2.x): the deployment flags are incomplete, and said so.
+        let no_folder = flags.replace("  --model-config-folder string\n", "");
+        assert!(from_help(&no_folder).unwrap_err().contains("missing --model-config-folder"));
+    }
+
+    #[test]
+    fn timeout_is_optional_and_the_metrics_flag_has_two_names() {
+        let flags =
+            "  --workload-spec string\n  --seed int\n  --results-path string\n  --log string\n  --model string\n  \
+                     --hardware string\n  --tp int\n  --model-config-folder string\n  --max-num-running-reqs int\n  \
+                     --max-num-scheduled-tokens int\n  --block-size-in-tokens int\n";
+        assert_eq!(from_help(flags), Ok(Dialect::Flags));
+        assert_eq!(metrics_flag(&listed_flags(flags)), Some("--results-path"));
+        let both = format!("{flags}  --metrics-path string\n");
+        assert_eq!(metrics_flag(&listed_flags(&both)), Some("--metrics-path"));
+        let neither = flags.replace("--results-path", "--output");
+        assert!(from_help(&neither).unwrap_err().contains("--metrics-path (or --results-path)"));
+        // The scenario contract keeps its deadline flag.
+        let scenario = "  --workload-spec string\n  --seed int\n  --metrics-path string\n  --log string\n  \
+                        --scenario s\n  --scenarios s\n  --catalog s\n  --registry s\n";
+        assert!(from_help(scenario).unwrap_err().contains("--timeout"));
+    }
+
+    #[test]
+    fn latency_model_lines_of_each_shape() {
+        // The shapes the releases print (v0.6.7: a marked default and no rendered one; v0.6.10:
+        // both; v0.7.13: another default), and a line that only mentions the flag.
+        let v067 = "      --latency-model string   Latency model backend: blackbox (default), roofline, crossmodel\n";
+        let m = latency_model_from_help(v067).unwrap();
+        assert_eq!(m.default.as_deref(), Some("blackbox"));
+        assert_eq!(m.choices, ["blackbox", "roofline", "crossmodel"]);
+        let v0610 = "      --latency-model string   Latency model backend: roofline (default), blackbox, crossmodel, \
+                     trained-roofline (default \"roofline\")\n";
+        let m = latency_model_from_help(v0610).unwrap();
+        assert_eq!(m.default.as_deref(), Some("roofline"));
+        assert_eq!(m.choices, ["roofline", "blackbox", "crossmodel", "trained-roofline"]);
+        let v0713 = "      --dp int   Data parallelism degree (MoE models only; --latency-model trained-physics only) (default 1)\n      \
+                     --latency-model string   Latency model backend: trained-physics (default), roofline (default \"trained-physics\")\n";
+        let m = latency_model_from_help(v0713).unwrap();
+        assert_eq!(m.default.as_deref(), Some("trained-physics"));
+        assert_eq!(m.choices, ["trained-physics", "roofline"]);
+        let mention_only = "      --dp int   Data parallelism (--latency-model trained-physics only) (default 1)\n";
+        assert_eq!(latency_model_from_help(mention_only), None);
+        assert_eq!(latency_model_run(None, None), BUILT_IN_LATENCY_MODEL);
+        assert_eq!(latency_model_run(Some(&m), None), "trained-physics");
+        assert_eq!(latency_model_run(Some(&m), Some("roofline")), "roofline");
+    }
+
+    #[test]
+    fn the_workload_spec_gap_is_read_from_struct_tags() {
+        let fields = super::super::workload::spec_fields();
+        for f in ["concurrency", "num_requests", "clients", "input_distribution", "type", "params"] {
+            assert!(fields.iter().any(|g| g == f), "{f} not among {fields:?}");
+        }
+        // Lengths under `params` are values, not fields.
+        assert!(!fields.iter().any(|g| g.chars().all(|c| c.is_ascii_digit())));
+        let all: String = fields.iter().map(|f| format!("\0yaml:\"{f},omitempty\"\0")).collect();
+        assert_eq!(spec_gap_of(all.as_bytes()), None);
+        let without: String =
+            fields.iter().filter(|f| *f != "concurrency").map(|f| format!("yaml:\"{f}\" json:\"{f}\"")).collect();
+        let gap = spec_gap_of(without.as_bytes()).unwrap();
+        assert!(gap.contains("`concurrency`") && gap.contains("yaml:\"concurrency"), "{gap}");
+        // A field whose name only starts another's (`concurrency_limit`) does not count.
+        let prefixed = format!("{without} yaml:\"concurrency_limit\"");
+        assert!(spec_gap_of(prefixed.as_bytes()).is_some());
+        assert_eq!(spec_gap_of(b"no tags here"), None);
     }
 }

@@ -118,6 +118,10 @@ pub struct RunOptions {
     pub summarize: metrics::Summarizer,
     /// `--form`: every point is run in this form, whatever its own `PointSpec::form` says.
     pub form: Option<workload::LengthForm>,
+    /// `--latency-model NAME` for every point (flag dialect; in the key through the
+    /// deployment flags). A release that lists no such flag, or not this name among its
+    /// choices, fails every point as an input error naming why. `None`: the release's default.
+    pub latency_model: Option<String>,
 }
 
 static CACHE_DISABLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -162,6 +166,7 @@ impl RunOptions {
             child_env: Vec::new(),
             summarize: metrics::summarize,
             form: None,
+            latency_model: None,
         }
     }
 
@@ -363,18 +368,19 @@ impl Target {
     /// `opts.binary`) and, for the flag dialect, the release files in the working directory.
     pub fn detect(opts: &RunOptions, program: &Path, binary_digest: &str) -> Result<Target, TaskError> {
         let env = opts.child_environment();
-        let (d, flags) = dialect::detect_with_flags(program, binary_digest, &opts.blis_root, &env).map_err(|e| {
+        let help = dialect::detect_help(program, binary_digest, &opts.blis_root, &env).map_err(|e| {
             TaskError::Failed(anyhow::anyhow!(
                 e.replace(&program.display().to_string(), &opts.binary.display().to_string())
             ))
         })?;
-        Ok(match d {
+        Ok(match help.dialect {
             dialect::Dialect::Scenario => Target::Scenario,
             dialect::Dialect::Flags => Target::Flags(
                 dialect::Release::load(
                     &opts.blis_root,
-                    flags,
+                    &help,
                     dialect::replay_supported(program, binary_digest, &opts.blis_root, &env),
+                    dialect::workload_spec_gap(program, binary_digest)?,
                 )
                 .with_context(|| format!("{} takes the flag dialect; its release files", opts.binary.display()))?,
             ),
@@ -418,6 +424,9 @@ struct Prepared {
     workload: String,
     expected_requests: u64,
     form: workload::LengthForm,
+    /// The metrics file flag and whether `--timeout -1` is passed (what the help lists).
+    metrics_flag: &'static str,
+    timeout: bool,
 }
 
 enum PrepareError {
@@ -425,8 +434,26 @@ enum PrepareError {
     Input(anyhow::Error),
 }
 
-fn prepare(point: &PointSpec, base: &cache::KeyInputs, target: &Target) -> Result<Prepared, PrepareError> {
+fn prepare(
+    point: &PointSpec,
+    base: &cache::KeyInputs,
+    target: &Target,
+    latency_model: Option<&str>,
+) -> Result<Prepared, PrepareError> {
     let input = PrepareError::Input;
+    // A pin the binary cannot take fails before anything else is read: it is the run's input.
+    let latency_flags = match target {
+        Target::Scenario => match latency_model {
+            Some(name) => {
+                return Err(input(anyhow::anyhow!(
+                    "latency model `{name}` is pinned, but the scenario dialect has no --latency-model \
+                     (the scenario's coefficients choose it)"
+                )))
+            }
+            None => Vec::new(),
+        },
+        Target::Flags(release) => release.latency_model_flags(latency_model).map_err(|e| input(anyhow::anyhow!(e)))?,
+    };
     let text = std::fs::read_to_string(&point.scenario_file)
         .with_context(|| format!("reading scenario {}", point.scenario_file.display()))
         .map_err(input)?;
@@ -465,7 +492,8 @@ fn prepare(point: &PointSpec, base: &cache::KeyInputs, target: &Target) -> Resul
         }
         Target::Flags(release) => match dialect::flag_deployment(&text, &point.engine, release) {
             Ok(d) => {
-                let flags = d.flags(&point.engine);
+                let mut flags = d.flags(&point.engine);
+                flags.extend(latency_flags);
                 inputs.deployment = flags.join(" ");
                 // The model config the run reads (shipped or written per point) is among them.
                 inputs.files.extend(d.key_files);
@@ -481,6 +509,10 @@ fn prepare(point: &PointSpec, base: &cache::KeyInputs, target: &Target) -> Resul
     let key = inputs.key();
     let expected_requests = point.form.requests(point.concurrency);
     let key_files = inputs.files;
+    let (metrics_flag, timeout) = match target {
+        Target::Scenario => ("--metrics-path", true),
+        Target::Flags(release) => (release.metrics_flag, release.timeout),
+    };
     Ok(Prepared {
         key,
         key_files,
@@ -495,6 +527,8 @@ fn prepare(point: &PointSpec, base: &cache::KeyInputs, target: &Target) -> Resul
         workload,
         expected_requests,
         form: point.form,
+        metrics_flag,
+        timeout,
     })
 }
 
@@ -528,7 +562,7 @@ impl Prepared {
             None => {
                 let mut args = vec!["run".to_string()];
                 args.extend(self.flags_in(dir));
-                args.extend(common_flags(dir, seed));
+                args.extend(common_flags(dir, seed, self.metrics_flag, self.timeout));
                 args
             }
         }
@@ -552,21 +586,25 @@ impl Prepared {
     }
 }
 
-/// `--workload-spec ... --timeout -1 --log error`: the flags both dialects share.
-fn common_flags(dir: &Path, seed: u64) -> Vec<String> {
+/// `--workload-spec ... --timeout -1 --log error`: the flags both dialects share. The metrics
+/// file is named by the flag the binary lists (`--metrics-path`, or `--results-path` before
+/// v0.7.0); `--timeout -1` (no per-request deadline) only where the help lists `--timeout`:
+/// releases before v0.7.10 have no deadline at all, which is what -1 asks for.
+fn common_flags(dir: &Path, seed: u64, metrics_flag: &str, timeout: bool) -> Vec<String> {
     let d = |p: &Path| p.display().to_string();
-    vec![
+    let mut args = vec![
         "--workload-spec".into(),
         d(&dir.join("workload.yaml")),
         "--seed".into(),
         seed.to_string(),
-        "--metrics-path".into(),
+        metrics_flag.into(),
         d(&dir.join("metrics.json")),
-        "--timeout".into(),
-        "-1".into(),
-        "--log".into(),
-        "error".into(),
-    ]
+    ];
+    if timeout {
+        args.extend(["--timeout".into(), "-1".into()]);
+    }
+    args.extend(["--log".into(), "error".into()]);
+    args
 }
 
 fn failure(kind: FailureKind, reason: impl Into<String>) -> PointFailure {
@@ -587,7 +625,7 @@ pub fn command_line(scenario_name: &str, dir: &Path, opts: &RunOptions, seed: u6
         "--registry".into(),
         d(&opts.registry),
     ];
-    args.extend(common_flags(dir, seed));
+    args.extend(common_flags(dir, seed, "--metrics-path", true));
     args
 }
 
@@ -598,10 +636,14 @@ pub fn command_line(scenario_name: &str, dir: &Path, opts: &RunOptions, seed: u6
 fn release_cannot_model(line: &str) -> Option<String> {
     let (_, msg) = line.split_once("level=fatal msg=")?;
     let msg = msg.strip_prefix('"').and_then(|m| m.strip_suffix('"')).unwrap_or(msg).replace("\\\"", "\"");
-    ["Failed to load hardware config: ", "Failed to load model config: "]
-        .iter()
-        .any(|p| msg.starts_with(p))
-        .then_some(msg)
+    let no_config =
+        ["Failed to load hardware config: ", "Failed to load model config: "].iter().any(|p| msg.starts_with(p));
+    // A release whose spec structs lack a field the arm writes (`concurrency` before v0.7.0):
+    // the reader's own words, `field X not found in type workload.ClientSpec`.
+    let no_field = msg.starts_with("Failed to load workload spec: ")
+        && msg.contains("field ")
+        && msg.contains(" not found in type workload.");
+    (no_config || no_field).then_some(msg)
 }
 
 /// Runs one prepared point in a fresh temporary directory (removed afterwards).
@@ -856,7 +898,7 @@ fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Result<RunRepor
     let mut outcomes = pool::parallel_map_in_order(points, &order, opts.workers, |_, point| {
         let point = &*in_form(point, opts);
         let label = point.label();
-        let prepared = match prepare(point, &base, &target) {
+        let prepared = match prepare(point, &base, &target, opts.latency_model.as_deref()) {
             Ok(p) => p,
             Err(e) => {
                 let (kind, reason) = match e {
@@ -1019,7 +1061,7 @@ pub fn point_files(point: &PointSpec, opts: &RunOptions) -> Result<Vec<(String, 
     let digest = binary::digest(&binary)?;
     let target = Target::detect(opts, &binary, &digest)?;
     // Only the files are wanted here, not the key.
-    let prepared = match prepare(point, &cache::KeyInputs::default(), &target) {
+    let prepared = match prepare(point, &cache::KeyInputs::default(), &target, opts.latency_model.as_deref()) {
         Ok(p) => p,
         Err(PrepareError::NotModelled(why)) => return Err(TaskError::Failed(anyhow::anyhow!("not modelled: {why}"))),
         Err(PrepareError::Input(e)) => return Err(TaskError::Failed(e)),
@@ -1099,7 +1141,7 @@ fn rerun_outside_the_cache(
                 return Some((Err(failure(FailureKind::Exit, "interrupted before it started")), Duration::ZERO, false));
             }
             let point = &*in_form(&points[i], opts);
-            let prepared = prepare(point, base, target).ok()?;
+            let prepared = prepare(point, base, target, opts.latency_model.as_deref()).ok()?;
             let t = Instant::now();
             let result = simulate(&prepared, point, opts, launch).map(|(metrics, _record)| metrics);
             Some((result, t.elapsed(), false))
@@ -1210,5 +1252,118 @@ mod release_words {
         );
         assert_eq!(super::release_cannot_model(r#"level=fatal msg="workload spec: unknown field""#), None);
         assert_eq!(super::release_cannot_model("Failed to load hardware config: GPU"), None);
+    }
+}
+
+#[cfg(test)]
+mod latency_pin {
+    use super::*;
+
+    /// A flag-dialect release folder (one GPU, one model) and its help, written for the test.
+    fn release(dir: &Path, latency_line: &str) -> Target {
+        std::fs::write(dir.join("hardware_config.json"), r#"{"H100": {}}"#).unwrap();
+        std::fs::write(dir.join("defaults.yaml"), "defaults: {}\n").unwrap();
+        let model = dir.join("model_configs/synthetic-model");
+        std::fs::create_dir_all(&model).unwrap();
+        let config =
+            r#"{"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "torch_dtype": "bfloat16"}"#;
+        std::fs::write(model.join("config.json"), config).unwrap();
+        let help = format!(
+            "  --workload-spec string\n  --seed int\n  --results-path string\n  --log string\n  --model string\n  \
+             --hardware string\n  --tp int\n  --model-config-folder string\n  --max-num-running-reqs int\n  \
+             --max-num-scheduled-tokens int\n  --block-size-in-tokens int\n{latency_line}"
+        );
+        let help = dialect::help_facts(&help).unwrap();
+        Target::Flags(dialect::Release::load(dir, &help, false, None).unwrap())
+    }
+
+    fn point(dir: &Path) -> PointSpec {
+        let scenario = dir.join("s.yaml");
+        std::fs::write(&scenario, double::SYNTHETIC_SCENARIO).unwrap();
+        PointSpec {
+            scenario_file: scenario,
+            engine: EngineSettings {
+                max_num_seqs: 8,
+                max_num_batched_tokens: 512,
+                block_size: 16,
+                enable_prefix_caching: false,
+            },
+            isl: 64,
+            osl: 16,
+            concurrency: 1,
+            seed: 0,
+            input_lens: vec![60; 10],
+            output_lens: vec![15; 10],
+            form: workload::LengthForm::Uniform,
+        }
+    }
+
+    #[test]
+    fn a_pinned_latency_model_is_passed_and_keyed() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = release(
+            dir.path(),
+            "  --latency-model string   Latency model backend: roofline (default), trained-physics (default \"roofline\")\n",
+        );
+        let p = point(dir.path());
+        let base = cache::KeyInputs::default();
+        let prepared = |pin: Option<&str>| prepare(&p, &base, &target, pin);
+        let Ok(none) = prepared(None) else { panic!("no pin must prepare") };
+        let Ok(roofline) = prepared(Some("roofline")) else { panic!("a listed pin must prepare") };
+        let Ok(physics) = prepared(Some("trained-physics")) else { panic!("a listed pin must prepare") };
+        assert!(!none.flags.iter().any(|f| f == "--latency-model"));
+        let pair = |p: &Prepared| p.flags.windows(2).find(|w| w[0] == "--latency-model").map(|w| w[1].clone());
+        assert_eq!(pair(&roofline).as_deref(), Some("roofline"));
+        // Each pin is its own key; the default pinned explicitly is not the unpinned key either
+        // (a later release may change its default: v0.7.13).
+        let keys = [&none.key, &roofline.key, &physics.key];
+        for (i, a) in keys.iter().enumerate() {
+            for b in &keys[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        // The command names the release's metrics flag and passes no --timeout (none listed).
+        let command = roofline.command(Path::new(POINT_DIR), &RunOptions::new("b".into(), "c".into(), "r".into()), 0);
+        assert!(command.iter().any(|a| a == "--results-path"), "{command:?}");
+        assert!(!command.iter().any(|a| a == "--timeout" || a == "--metrics-path"), "{command:?}");
+        match prepared(Some("blackbox")) {
+            Err(PrepareError::Input(e)) => {
+                let e = format!("{e:#}");
+                assert!(e.contains("blackbox") && e.contains("roofline, trained-physics"), "{e}");
+            }
+            _ => panic!("a pin the release does not list is an input error"),
+        }
+    }
+
+    #[test]
+    fn a_pin_on_a_release_without_the_flag_is_an_input_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = release(dir.path(), "");
+        let Target::Flags(r) = &target else { unreachable!() };
+        assert_eq!(r.latency_model_run(None), dialect::BUILT_IN_LATENCY_MODEL);
+        let p = point(dir.path());
+        match prepare(&p, &cache::KeyInputs::default(), &target, Some("roofline")) {
+            Err(PrepareError::Input(e)) => assert!(format!("{e}").contains("lists no --latency-model"), "{e}"),
+            _ => panic!("expected an input error"),
+        }
+        assert!(prepare(&p, &cache::KeyInputs::default(), &target, None).is_ok());
+    }
+
+    #[test]
+    fn a_release_without_the_spec_fields_models_no_point() {
+        let dir = tempfile::tempdir().unwrap();
+        let Target::Flags(mut r) = release(dir.path(), "") else { unreachable!() };
+        r.spec_gap = dialect::spec_gap_of(br#"yaml:"version" yaml:"clients""#);
+        let target = Target::Flags(r);
+        match prepare(&point(dir.path()), &cache::KeyInputs::default(), &target, None) {
+            Err(PrepareError::NotModelled(why)) => assert!(why.contains("`concurrency`"), "{why}"),
+            _ => panic!("expected not modelled"),
+        }
+    }
+
+    #[test]
+    fn the_release_words_for_a_spec_field_it_lacks() {
+        let line = r#"time="x" level=fatal msg="Failed to load workload spec: parsing workload spec: yaml: unmarshal errors:\n  line 7: field concurrency not found in type workload.ClientSpec""#;
+        assert!(release_cannot_model(line).is_some_and(|m| m.contains("field concurrency not found")));
     }
 }

@@ -103,6 +103,49 @@ pub fn workload_spec(point: &PointSpec) -> Result<String> {
     serde_yaml::to_string(&spec).context("encoding the workload spec")
 }
 
+/// Every field name the arm's workload spec writes (mapping keys at any depth, the lengths of
+/// a distribution's `params` excepted), from the spec itself rather than a list kept by hand:
+/// what a release's reader must know (`dialect::workload_spec_gap`).
+pub fn spec_fields() -> Vec<String> {
+    let n = 1;
+    let point = PointSpec {
+        scenario_file: Default::default(),
+        engine: super::EngineSettings {
+            max_num_seqs: 1,
+            max_num_batched_tokens: 1,
+            block_size: 1,
+            enable_prefix_caching: false,
+        },
+        isl: 10,
+        osl: 10,
+        concurrency: n,
+        seed: 0,
+        input_lens: vec![10; 10],
+        output_lens: vec![10; 10],
+        form: LengthForm::Uniform,
+    };
+    let text = workload_spec(&point).expect("a valid point always encodes");
+    let value: serde_yaml::Value = serde_yaml::from_str(&text).expect("the encoded spec parses");
+    fn walk(v: &serde_yaml::Value, out: &mut std::collections::BTreeSet<String>) {
+        match v {
+            serde_yaml::Value::Mapping(m) => {
+                for (k, v) in m {
+                    let Some(k) = k.as_str() else { continue };
+                    out.insert(k.to_string());
+                    if k != "params" {
+                        walk(v, out);
+                    }
+                }
+            }
+            serde_yaml::Value::Sequence(s) => s.iter().for_each(|v| walk(v, out)),
+            _ => {}
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    walk(&value, &mut out);
+    out.into_iter().collect()
+}
+
 /// How a point states its lengths to the simulator.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
