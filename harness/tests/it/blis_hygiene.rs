@@ -415,3 +415,39 @@ fn a_binary_replaced_during_the_run_changes_nothing_that_run_runs() {
     }
     assert_ne!(std::fs::read_to_string(&script).unwrap(), text, "the script did replace itself");
 }
+
+/// The double's pre-v0.7 flag dialect (`BLIS_DOUBLE_RELEASE=early`): the arm writes the metrics
+/// file under `--results-path`, passes no `--timeout`, and a pinned latency model is an input
+/// error naming the flag the release lacks; the f90a1e3a-like dialect takes the pin, keyed.
+#[test]
+fn each_release_gets_the_flags_its_help_lists() {
+    let checkout = Checkout::new();
+    let p = point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0);
+    let mut early = checkout.flag_options(None);
+    early.child_env.push(("BLIS_DOUBLE_RELEASE".into(), "early".into()));
+    let o = one(&early, p.clone());
+    o.result.as_ref().unwrap();
+    let command = &o.run.as_ref().unwrap().command;
+    assert!(command.iter().any(|a| a == "--results-path"), "{command:?}");
+    assert!(!command.iter().any(|a| a == "--timeout" || a == "--metrics-path"), "{command:?}");
+    early.latency_model = Some("roofline".into());
+    let f = one(&early, p.clone()).result.unwrap_err();
+    assert_eq!(f.kind, FailureKind::Input);
+    assert!(f.reason.contains("lists no --latency-model"), "{}", f.reason);
+
+    let mut now = checkout.flag_options(None);
+    let unpinned = one(&now, p.clone());
+    let command = &unpinned.run.as_ref().unwrap().command;
+    assert!(command.windows(2).any(|w| w == ["--timeout", "-1"]), "{command:?}");
+    assert!(!command.iter().any(|a| a == "--latency-model"), "{command:?}");
+    now.latency_model = Some("roofline".into());
+    let pinned = one(&now, p.clone());
+    pinned.result.as_ref().unwrap();
+    let command = &pinned.run.as_ref().unwrap().command;
+    assert!(command.windows(2).any(|w| w == ["--latency-model", "roofline"]), "{command:?}");
+    assert_ne!(pinned.key, unpinned.key);
+    now.latency_model = Some("blackbox".into());
+    let f = one(&now, p).result.unwrap_err();
+    assert_eq!(f.kind, FailureKind::Input);
+    assert!(f.reason.contains("offers only trained-physics, roofline"), "{}", f.reason);
+}
