@@ -1,20 +1,33 @@
 //! numpy's legacy global generator: what `np.random.seed(s)` followed by
 //! `np.random.randint(low, high, size)` draws (docs/upstream.md §1).
 //!
-//! The word stream is MT19937 seeded with the reference `init_genrand` routine, which is what
-//! `rand_mt::Mt::new(u32)` implements; the known-answer tests (`harness/tests/it/numpy_known_answers.rs`
-//! on `testdata/numpy/known_answers.json`, written by real numpy) prove that, they do not assume it.
+//! The word stream is MT19937 seeded with the reference `init_genrand` routine (Matsumoto and
+//! Nishimura's mt19937ar.c; numpy `random/src/mt19937/mt19937.c`, `mt19937_seed`). It is written
+//! here in block form, the whole state regenerated and tempered 624 words at a time, so the
+//! loops vectorise; the unit tests compare it word for word with `rand_mt::Mt::new(u32)`, and
+//! the known-answer tests (`harness/tests/it/numpy_known_answers.rs` on
+//! `testdata/numpy/known_answers.json`, written by real numpy) prove it is numpy's.
 //! The bounded-integer rules follow numpy `random/_bounded_integers.pyx` (`_rand_int64`) and
 //! `random/src/distributions/distributions.c` (`random_bounded_uint64_fill`, masked branch: the
 //! legacy `RandomState` always passes `use_masked=True`, never Lemire).
 
-use rand_mt::Mt;
 use std::fmt;
+
+/// MT19937's state length and middle offset.
+const N: usize = 624;
+const M: usize = 397;
+const MATRIX_A: u32 = 0x9908_b0df;
+const UPPER: u32 = 0x8000_0000;
+const LOWER: u32 = 0x7fff_ffff;
 
 /// `np.random.RandomState` reduced to what `seed` + `randint` (int64 dtype) need.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RandomState {
-    mt: Mt,
+    /// The untempered state the next regeneration starts from.
+    state: Box<[u32; N]>,
+    /// The current block, tempered; `block[next..]` are the words still to come.
+    block: Box<[u32; N]>,
+    next: usize,
 }
 
 /// numpy's `ValueError`s from `randint`, with numpy's own messages.
@@ -45,19 +58,77 @@ impl RandomState {
     /// `np.random.seed(seed)` for an int seed: MT19937 `init_genrand`, not `init_by_array`.
     /// The first draw regenerates the state (position starts at 624).
     pub fn seed(seed: u32) -> RandomState {
-        RandomState { mt: Mt::new(seed) }
+        let mut state = Box::new([0u32; N]);
+        state[0] = seed;
+        for i in 1..N {
+            let prev = state[i - 1];
+            state[i] = 1_812_433_253u32.wrapping_mul(prev ^ (prev >> 30)).wrapping_add(i as u32);
+        }
+        RandomState { state, block: Box::new([0u32; N]), next: N }
+    }
+
+    /// The next 624 words: regenerate the state, then temper all of it.
+    #[inline(never)]
+    fn refill(&mut self) {
+        regenerate(&mut self.state);
+        for (out, &y) in self.block.iter_mut().zip(self.state.iter()) {
+            *out = temper(y);
+        }
+        self.next = 0;
+    }
+
+    /// The words of the current block not yet drawn, refilling first when it is spent.
+    #[inline]
+    fn pending(&mut self) -> &[u32] {
+        if self.next == N {
+            self.refill();
+        }
+        &self.block[self.next..]
     }
 
     /// One tempered MT19937 word (numpy `next_uint32`).
+    #[inline]
     pub fn next_u32(&mut self) -> u32 {
-        self.mt.next_u32()
+        if self.next == N {
+            self.refill();
+        }
+        let word = self.block[self.next];
+        self.next += 1;
+        word
     }
 
     /// Two words, the first one high (numpy `mt19937_next64`).
     pub fn next_u64(&mut self) -> u64 {
-        let high = u64::from(self.mt.next_u32());
-        let low = u64::from(self.mt.next_u32());
+        let high = u64::from(self.next_u32());
+        let low = u64::from(self.next_u32());
         (high << 32) | low
+    }
+
+    /// Rule 4's loop: `size` values `off + (word & mask)`, each from the first word whose
+    /// masked value is at most `rng`, in word order. Block by block, without a branch on the
+    /// outcome: every candidate is written and the length only advances when it is kept.
+    fn masked_u32_into(&mut self, off: u64, rng: u32, mask: u32, size: usize, out: &mut Vec<i64>) {
+        let start = out.len();
+        let target = start + size;
+        // One slot beyond the target, so a rejected candidate after the last kept one has room.
+        out.resize(target + 1, 0);
+        let slots = &mut out[..target + 1];
+        let mut filled = start;
+        while filled < target {
+            let words = self.pending();
+            let mut used = 0;
+            for &word in words {
+                let v = word & mask;
+                slots[filled] = off.wrapping_add(u64::from(v)) as i64;
+                filled += usize::from(v <= rng);
+                used += 1;
+                if filled == target {
+                    break;
+                }
+            }
+            self.next += used;
+        }
+        out.truncate(target);
     }
 
     /// `randint(low, high, size)` with the default int64 dtype, `high` exclusive.
@@ -100,15 +171,7 @@ impl RandomState {
             // which the mask 0xFFFFFFFF does anyway: no word is ever rejected).
             let rng = rng as u32;
             let mask = smallest_all_ones_at_least(u64::from(rng)) as u32;
-            for _ in 0..size {
-                let value = loop {
-                    let v = self.next_u32() & mask;
-                    if v <= rng {
-                        break v;
-                    }
-                };
-                push(out, u64::from(value));
-            }
+            self.masked_u32_into(off, rng, mask, size, out);
         } else if rng == u64::MAX {
             // Rule 5, the full int64 span: the 64-bit draw as is.
             for _ in 0..size {
@@ -130,6 +193,44 @@ impl RandomState {
         }
         Ok(())
     }
+}
+
+/// One MT19937 regeneration of all 624 words, in place. Word i mixes the top bit of word i with
+/// the low 31 bits of word i + 1 and is xored into word i + 397 (indices mod 624), where words
+/// below i are already the new ones. Split at 227 (= 624 - 397) and 454 so that each loop reads
+/// only words another loop finished: each one vectorises.
+fn regenerate(state: &mut [u32; N]) {
+    #[inline(always)]
+    fn mix(own: u32, next: u32, far: u32) -> u32 {
+        let y = (own & UPPER) | (next & LOWER);
+        far ^ (y >> 1) ^ ((y & 1).wrapping_neg() & MATRIX_A)
+    }
+    let old = *state;
+    for i in 0..N - M {
+        state[i] = mix(old[i], old[i + 1], old[i + M]);
+    }
+    {
+        let (done, rest) = state.split_at_mut(N - M);
+        for i in N - M..2 * (N - M) {
+            rest[i - (N - M)] = mix(old[i], old[i + 1], done[i - (N - M)]);
+        }
+    }
+    {
+        let (done, rest) = state.split_at_mut(2 * (N - M));
+        for i in 2 * (N - M)..N - 1 {
+            rest[i - 2 * (N - M)] = mix(old[i], old[i + 1], done[i - (N - M)]);
+        }
+    }
+    state[N - 1] = mix(old[N - 1], state[0], state[M - 1]);
+}
+
+/// MT19937's output tempering.
+#[inline(always)]
+fn temper(mut y: u32) -> u32 {
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c_5680;
+    y ^= (y << 15) & 0xefc6_0000;
+    y ^ (y >> 18)
 }
 
 /// numpy `gen_mask`: the smallest 2^k - 1 that is >= `max`.
@@ -208,6 +309,49 @@ mod tests {
         let mut rs = RandomState::seed(9);
         let full = rs.randint(i128::from(i64::MIN), i128::from(i64::MAX) + 1, 1).unwrap();
         assert_eq!(full[0], (i64::MIN as u64).wrapping_add((a << 32) | b) as i64);
+    }
+
+    #[test]
+    fn block_generator_equals_the_reference_word_for_word() {
+        // rand_mt is an independent implementation of the reference routine; several
+        // regenerations and seeds, including 0 and u32::MAX.
+        for seed in [0u32, 1, 5489, 123_456_789, u32::MAX] {
+            let mut reference = rand_mt::Mt::new(seed);
+            let mut rs = RandomState::seed(seed);
+            for i in 0..5 * N + 17 {
+                assert_eq!(rs.next_u32(), reference.next_u32(), "seed {seed}, word {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn block_rejection_equals_one_word_at_a_time() {
+        // The branch-free block loop against the plain definition, across block boundaries,
+        // several spans and sizes, appending after existing values.
+        for (low, high, size) in [(819i128, 1025i128, 3000usize), (6553, 8193, 700), (0, 5, 1), (-7, 1 << 31, 900)] {
+            let mut plain = RandomState::seed(42);
+            let rng = (high - 1 - low) as u64;
+            let mask = smallest_all_ones_at_least(rng);
+            let mut expected = vec![-1i64];
+            for _ in 0..3 {
+                for _ in 0..size {
+                    let v = loop {
+                        let v = u64::from(plain.next_u32()) & mask;
+                        if v <= rng {
+                            break v;
+                        }
+                    };
+                    expected.push((low as i64).wrapping_add(v as i64));
+                }
+            }
+            let mut rs = RandomState::seed(42);
+            let mut got = vec![-1i64];
+            for _ in 0..3 {
+                rs.randint_into(low, high, size, &mut got).unwrap();
+            }
+            assert_eq!(got, expected, "randint({low}, {high}, {size})");
+            assert_eq!(rs.next_u32(), plain.next_u32(), "the same words consumed");
+        }
     }
 
     #[test]
