@@ -1,20 +1,33 @@
 //! numpy's legacy global generator: what `np.random.seed(s)` followed by
 //! `np.random.randint(low, high, size)` draws (docs/upstream.md §1).
 //!
-//! The word stream is MT19937 seeded with the reference `init_genrand` routine, which is what
-//! `rand_mt::Mt::new(u32)` implements; the known-answer tests (`harness/tests/it/numpy_known_answers.rs`
-//! on `testdata/numpy/known_answers.json`, written by real numpy) prove that, they do not assume it.
+//! The word stream is MT19937 seeded with the reference `init_genrand` routine (Matsumoto and
+//! Nishimura's mt19937ar.c; numpy `random/src/mt19937/mt19937.c`, `mt19937_seed`). It is written
+//! here in block form, the whole state regenerated and tempered 624 words at a time, so the
+//! loops vectorise; the unit tests compare it word for word with `rand_mt::Mt::new(u32)`, and
+//! the known-answer tests (`harness/tests/it/numpy_known_answers.rs` on
+//! `testdata/numpy/known_answers.json`, written by real numpy) prove it is numpy's.
 //! The bounded-integer rules follow numpy `random/_bounded_integers.pyx` (`_rand_int64`) and
 //! `random/src/distributions/distributions.c` (`random_bounded_uint64_fill`, masked branch: the
 //! legacy `RandomState` always passes `use_masked=True`, never Lemire).
 
-use rand_mt::Mt;
 use std::fmt;
+
+/// MT19937's state length and middle offset.
+const N: usize = 624;
+const M: usize = 397;
+const MATRIX_A: u32 = 0x9908_b0df;
+const UPPER: u32 = 0x8000_0000;
+const LOWER: u32 = 0x7fff_ffff;
 
 /// `np.random.RandomState` reduced to what `seed` + `randint` (int64 dtype) need.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RandomState {
-    mt: Mt,
+    /// The untempered state the next regeneration starts from.
+    state: Box<[u32; N]>,
+    /// The current block, tempered; `block[next..]` are the words still to come.
+    block: Box<[u32; N]>,
+    next: usize,
 }
 
 /// numpy's `ValueError`s from `randint`, with numpy's own messages.
@@ -45,19 +58,34 @@ impl RandomState {
     /// `np.random.seed(seed)` for an int seed: MT19937 `init_genrand`, not `init_by_array`.
     /// The first draw regenerates the state (position starts at 624).
     pub fn seed(seed: u32) -> RandomState {
-        RandomState { mt: Mt::new(seed) }
+        let mut state = Box::new([0u32; N]);
+        state[0] = seed;
+        for i in 1..N {
+            let prev = state[i - 1];
+            state[i] = 1_812_433_253u32.wrapping_mul(prev ^ (prev >> 30)).wrapping_add(i as u32);
+        }
+        RandomState { state, block: Box::new([0u32; N]), next: N }
+    }
+
+    /// The next 624 words: regenerate the state, then temper all of it.
+    #[inline(never)]
+    fn refill(&mut self) {
+        regenerate(&mut self.state);
+        for (out, &y) in self.block.iter_mut().zip(self.state.iter()) {
+            *out = temper(y);
+        }
+        self.next = 0;
     }
 
     /// One tempered MT19937 word (numpy `next_uint32`).
+    #[inline]
     pub fn next_u32(&mut self) -> u32 {
-        self.mt.next_u32()
+        Words::next_u32(self)
     }
 
     /// Two words, the first one high (numpy `mt19937_next64`).
     pub fn next_u64(&mut self) -> u64 {
-        let high = u64::from(self.mt.next_u32());
-        let low = u64::from(self.mt.next_u32());
-        (high << 32) | low
+        Words::next_u64(self)
     }
 
     /// `randint(low, high, size)` with the default int64 dtype, `high` exclusive.
@@ -72,64 +100,248 @@ impl RandomState {
 
     /// [`RandomState::randint`] appending to `out` (no allocation per call).
     pub fn randint_into(&mut self, low: i128, high: i128, size: usize, out: &mut Vec<i64>) -> Result<(), RandintError> {
-        // Rule 1: an empty size returns before any check and draws nothing.
-        if size == 0 {
-            return Ok(());
-        }
-        // Rule 2: the generator works on the closed interval [low, high - 1].
-        let closed_high = high - 1;
-        if low < i128::from(i64::MIN) {
-            return Err(RandintError::LowOutOfBounds { low });
-        }
-        if closed_high > i128::from(i64::MAX) {
-            return Err(RandintError::HighOutOfBounds { high });
-        }
-        if low > closed_high {
-            return Err(RandintError::EmptyRange { low, high });
-        }
-        // Both ends are now inside int64, so the span fits a u64 (at most 2^64 - 1).
-        let rng = (closed_high - low) as u64;
-        let off = low as i64 as u64;
-        out.reserve(size);
-        let push = |out: &mut Vec<i64>, value: u64| out.push(off.wrapping_add(value) as i64);
-        if rng == 0 {
-            // Rule 3: a single value; nothing is drawn.
-            out.extend(std::iter::repeat_n(low as i64, size));
-        } else if rng <= u64::from(u32::MAX) {
-            // Rule 4: masked rejection on 32-bit words (a full 32-bit span takes the word as is,
-            // which the mask 0xFFFFFFFF does anyway: no word is ever rejected).
-            let rng = rng as u32;
-            let mask = smallest_all_ones_at_least(u64::from(rng)) as u32;
-            for _ in 0..size {
-                let value = loop {
-                    let v = self.next_u32() & mask;
-                    if v <= rng {
-                        break v;
-                    }
-                };
-                push(out, u64::from(value));
-            }
-        } else if rng == u64::MAX {
-            // Rule 5, the full int64 span: the 64-bit draw as is.
-            for _ in 0..size {
-                let v = self.next_u64();
-                push(out, v);
-            }
-        } else {
-            // Rule 5: masked rejection on 64-bit draws.
-            let mask = smallest_all_ones_at_least(rng);
-            for _ in 0..size {
-                let value = loop {
-                    let v = self.next_u64() & mask;
-                    if v <= rng {
-                        break v;
-                    }
-                };
-                push(out, value);
-            }
-        }
-        Ok(())
+        randint_into(self, low, high, size, out)
     }
+}
+
+impl Words for RandomState {
+    #[inline]
+    fn pending(&mut self) -> &[u32] {
+        if self.next == N {
+            self.refill();
+        }
+        &self.block[self.next..]
+    }
+
+    #[inline]
+    fn advance(&mut self, n: usize) {
+        self.next += n;
+    }
+}
+
+/// The words `RandomState::seed(seed)` gives, kept once drawn. Every `np.random.seed(seed)`
+/// restarts the same stream, so a loop that reseeds before each point (as InferenceX does, one
+/// process per point) can replay the kept words instead of seeding and regenerating again.
+#[derive(Clone, Debug)]
+pub struct SeedWords {
+    source: RandomState,
+    kept: Vec<u32>,
+}
+
+impl SeedWords {
+    pub fn new(seed: u32) -> SeedWords {
+        SeedWords { source: RandomState::seed(seed), kept: Vec::new() }
+    }
+
+    /// [`SeedWords::new`] for `seed` in place, keeping the allocation of the kept words.
+    pub fn reseed(&mut self, seed: u32) {
+        self.source = RandomState::seed(seed);
+        self.kept.clear();
+    }
+
+    /// `np.random.seed(seed)` again: a generator at the start of the stream that draws
+    /// exactly what a fresh [`RandomState::seed`] would.
+    pub fn restart(&mut self) -> Replay<'_> {
+        Replay { words: self, at: 0 }
+    }
+}
+
+/// A generator replaying [`SeedWords`] from the start, extending them when it runs past.
+#[derive(Debug)]
+pub struct Replay<'a> {
+    words: &'a mut SeedWords,
+    at: usize,
+}
+
+impl Replay<'_> {
+    pub fn next_u32(&mut self) -> u32 {
+        Words::next_u32(self)
+    }
+
+    /// [`RandomState::randint_into`] on the replayed stream.
+    pub fn randint_into(&mut self, low: i128, high: i128, size: usize, out: &mut Vec<i64>) -> Result<(), RandintError> {
+        randint_into(self, low, high, size, out)
+    }
+}
+
+impl Words for Replay<'_> {
+    #[inline]
+    fn pending(&mut self) -> &[u32] {
+        let words = &mut *self.words;
+        if self.at == words.kept.len() {
+            let block = words.source.pending();
+            let n = block.len();
+            words.kept.extend_from_slice(block);
+            words.source.advance(n);
+        }
+        &words.kept[self.at..]
+    }
+
+    #[inline]
+    fn advance(&mut self, n: usize) {
+        self.at += n;
+    }
+}
+
+/// A stream of tempered words: what the bounded draws are made from.
+trait Words {
+    /// The next words, at least one; taking some is [`Words::advance`].
+    fn pending(&mut self) -> &[u32];
+    fn advance(&mut self, n: usize);
+
+    #[inline]
+    fn next_u32(&mut self) -> u32 {
+        let word = self.pending()[0];
+        self.advance(1);
+        word
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        let high = u64::from(self.next_u32());
+        let low = u64::from(self.next_u32());
+        (high << 32) | low
+    }
+}
+
+/// Rule 4's loop: `size` values `off + (word & mask)`, each from the first word whose masked
+/// value is at most `rng`, in word order. Block by block, without a branch on the outcome:
+/// every candidate is written and the length only advances when it is kept.
+const CHUNK: usize = 32;
+
+fn masked_u32_into(words: &mut impl Words, off: u64, rng: u32, mask: u32, size: usize, out: &mut Vec<i64>) {
+    let start = out.len();
+    let target = start + size;
+    // One slot beyond the target, so a rejected candidate after the last kept one has room.
+    out.resize(target + 1, 0);
+    let slots = &mut out[..target + 1];
+    let mut filled = start;
+    while filled < target {
+        let block = words.pending();
+        let mut used = 0;
+        // Whole chunks while neither the block nor the wanted count can run out inside one:
+        // no exit test per word there.
+        while block.len() - used >= CHUNK && target - filled >= CHUNK {
+            let chunk: &[u32; CHUNK] = block[used..used + CHUNK].try_into().expect("CHUNK words");
+            let dst: &mut [i64; CHUNK + 1] =
+                (&mut slots[filled..filled + CHUNK + 1]).try_into().expect("CHUNK + 1 slots");
+            let mut kept = 0;
+            for &word in chunk {
+                let v = word & mask;
+                dst[kept] = off.wrapping_add(u64::from(v)) as i64;
+                kept += usize::from(v <= rng);
+            }
+            filled += kept;
+            used += CHUNK;
+        }
+        for &word in &block[used..] {
+            if filled == target {
+                break;
+            }
+            let v = word & mask;
+            slots[filled] = off.wrapping_add(u64::from(v)) as i64;
+            filled += usize::from(v <= rng);
+            used += 1;
+        }
+        words.advance(used);
+    }
+    out.truncate(target);
+}
+
+/// numpy's `randint(low, high, size)` rules (int64 dtype) over any word stream.
+fn randint_into(
+    words: &mut impl Words,
+    low: i128,
+    high: i128,
+    size: usize,
+    out: &mut Vec<i64>,
+) -> Result<(), RandintError> {
+    // Rule 1: an empty size returns before any check and draws nothing.
+    if size == 0 {
+        return Ok(());
+    }
+    // Rule 2: the generator works on the closed interval [low, high - 1].
+    let closed_high = high - 1;
+    if low < i128::from(i64::MIN) {
+        return Err(RandintError::LowOutOfBounds { low });
+    }
+    if closed_high > i128::from(i64::MAX) {
+        return Err(RandintError::HighOutOfBounds { high });
+    }
+    if low > closed_high {
+        return Err(RandintError::EmptyRange { low, high });
+    }
+    // Both ends are now inside int64, so the span fits a u64 (at most 2^64 - 1).
+    let rng = (closed_high - low) as u64;
+    let off = low as i64 as u64;
+    out.reserve(size);
+    let push = |out: &mut Vec<i64>, value: u64| out.push(off.wrapping_add(value) as i64);
+    if rng == 0 {
+        // Rule 3: a single value; nothing is drawn.
+        out.extend(std::iter::repeat_n(low as i64, size));
+    } else if rng <= u64::from(u32::MAX) {
+        // Rule 4: masked rejection on 32-bit words (a full 32-bit span takes the word as is,
+        // which the mask 0xFFFFFFFF does anyway: no word is ever rejected).
+        let rng = rng as u32;
+        let mask = smallest_all_ones_at_least(u64::from(rng)) as u32;
+        masked_u32_into(words, off, rng, mask, size, out);
+    } else if rng == u64::MAX {
+        // Rule 5, the full int64 span: the 64-bit draw as is.
+        for _ in 0..size {
+            let v = words.next_u64();
+            push(out, v);
+        }
+    } else {
+        // Rule 5: masked rejection on 64-bit draws.
+        let mask = smallest_all_ones_at_least(rng);
+        for _ in 0..size {
+            let value = loop {
+                let v = words.next_u64() & mask;
+                if v <= rng {
+                    break v;
+                }
+            };
+            push(out, value);
+        }
+    }
+    Ok(())
+}
+
+/// One MT19937 regeneration of all 624 words, in place. Word i mixes the top bit of word i with
+/// the low 31 bits of word i + 1 and is xored into word i + 397 (indices mod 624), where words
+/// below i are already the new ones. Split at 227 (= 624 - 397) and 454 so that each loop reads
+/// only words another loop finished: each one vectorises.
+fn regenerate(state: &mut [u32; N]) {
+    #[inline(always)]
+    fn mix(own: u32, next: u32, far: u32) -> u32 {
+        let y = (own & UPPER) | (next & LOWER);
+        far ^ (y >> 1) ^ ((y & 1).wrapping_neg() & MATRIX_A)
+    }
+    let old = *state;
+    for i in 0..N - M {
+        state[i] = mix(old[i], old[i + 1], old[i + M]);
+    }
+    {
+        let (done, rest) = state.split_at_mut(N - M);
+        for i in N - M..2 * (N - M) {
+            rest[i - (N - M)] = mix(old[i], old[i + 1], done[i - (N - M)]);
+        }
+    }
+    {
+        let (done, rest) = state.split_at_mut(2 * (N - M));
+        for i in 2 * (N - M)..N - 1 {
+            rest[i - 2 * (N - M)] = mix(old[i], old[i + 1], done[i - (N - M)]);
+        }
+    }
+    state[N - 1] = mix(old[N - 1], state[0], state[M - 1]);
+}
+
+/// MT19937's output tempering.
+#[inline(always)]
+fn temper(mut y: u32) -> u32 {
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c_5680;
+    y ^= (y << 15) & 0xefc6_0000;
+    y ^ (y >> 18)
 }
 
 /// numpy `gen_mask`: the smallest 2^k - 1 that is >= `max`.
@@ -208,6 +420,75 @@ mod tests {
         let mut rs = RandomState::seed(9);
         let full = rs.randint(i128::from(i64::MIN), i128::from(i64::MAX) + 1, 1).unwrap();
         assert_eq!(full[0], (i64::MIN as u64).wrapping_add((a << 32) | b) as i64);
+    }
+
+    #[test]
+    fn block_generator_equals_the_reference_word_for_word() {
+        // rand_mt is an independent implementation of the reference routine; several
+        // regenerations and seeds, including 0 and u32::MAX.
+        for seed in [0u32, 1, 5489, 123_456_789, u32::MAX] {
+            let mut reference = rand_mt::Mt::new(seed);
+            let mut rs = RandomState::seed(seed);
+            for i in 0..5 * N + 17 {
+                assert_eq!(rs.next_u32(), reference.next_u32(), "seed {seed}, word {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn block_rejection_equals_one_word_at_a_time() {
+        // The branch-free block loop against the plain definition, across block boundaries,
+        // several spans and sizes, appending after existing values.
+        for (low, high, size) in [(819i128, 1025i128, 3000usize), (6553, 8193, 700), (0, 5, 1), (-7, 1 << 31, 900)] {
+            let mut plain = RandomState::seed(42);
+            let rng = (high - 1 - low) as u64;
+            let mask = smallest_all_ones_at_least(rng);
+            let mut expected = vec![-1i64];
+            for _ in 0..3 {
+                for _ in 0..size {
+                    let v = loop {
+                        let v = u64::from(plain.next_u32()) & mask;
+                        if v <= rng {
+                            break v;
+                        }
+                    };
+                    expected.push((low as i64).wrapping_add(v as i64));
+                }
+            }
+            let mut rs = RandomState::seed(42);
+            let mut got = vec![-1i64];
+            for _ in 0..3 {
+                rs.randint_into(low, high, size, &mut got).unwrap();
+            }
+            assert_eq!(got, expected, "randint({low}, {high}, {size})");
+            assert_eq!(rs.next_u32(), plain.next_u32(), "the same words consumed");
+        }
+    }
+
+    #[test]
+    fn a_replay_draws_what_a_fresh_seed_draws() {
+        // Restarts of different lengths, in an order that makes a later one both replay kept
+        // words and extend them; every range class, including 64-bit draws and a size 0.
+        let calls: [&[(i128, i128, usize)]; 4] = [
+            &[(819, 1025, 10), (819, 1025, 10)],
+            &[(0, 1, 0), (6553, 8193, 2000), (819, 1025, 2000)],
+            &[(-5, 1 << 40, 300), (3, 4, 5), (i128::from(i64::MIN), i128::from(i64::MAX) + 1, 7), (0, 5, 900)],
+            &[(819, 1025, 1)],
+        ];
+        let mut kept = SeedWords::new(11);
+        for _ in 0..2 {
+            for sequence in calls {
+                let mut fresh = RandomState::seed(11);
+                let mut replay = kept.restart();
+                for &(low, high, size) in sequence {
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    fresh.randint_into(low, high, size, &mut a).unwrap();
+                    replay.randint_into(low, high, size, &mut b).unwrap();
+                    assert_eq!(a, b, "randint({low}, {high}, {size}) in {sequence:?}");
+                }
+                assert_eq!(fresh.next_u32(), replay.next_u32(), "the same position after {sequence:?}");
+            }
+        }
     }
 
     #[test]

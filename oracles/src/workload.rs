@@ -2,7 +2,7 @@
 //! benchmark point draws (docs/upstream.md §2; INFX `utils/bench_serving/benchmark_serving.py`,
 //! random dataset).
 
-use crate::numpy::{RandintError, RandomState};
+use crate::numpy::{RandintError, RandomState, SeedWords};
 use std::fmt;
 
 /// `--seed` defaults to 0 and the InferenceX recipes never pass it.
@@ -123,18 +123,70 @@ impl std::error::Error for DrawError {}
 /// prefix draw of size 0 (nothing), all input lengths, then all output lengths. The token-id
 /// draws that follow do not affect lengths and are not made.
 pub fn draw(params: &Params, point: &WorkloadPoint) -> Result<Lengths, DrawError> {
+    let mut lengths = Lengths { input: Vec::new(), output: Vec::new() };
+    draw_into(params, point, &mut lengths)?;
+    Ok(lengths)
+}
+
+/// [`draw`] into `lengths`, replacing what it held but keeping its allocations, so a loop over
+/// many points allocates once.
+pub fn draw_into(params: &Params, point: &WorkloadPoint, lengths: &mut Lengths) -> Result<(), DrawError> {
     let ratio = params.range_ratio;
     let n = params.num_prompts(point);
+    lengths.input.clear();
+    lengths.output.clear();
     let mut rs = RandomState::seed(params.seed);
     // prefix token ids: randint(0, vocab, size=prefix_len) with prefix_len 0 draws nothing.
     rs.randint(0, 1, 0).map_err(DrawError::Randint)?;
-    let mut lengths = |len: u32| -> Result<Vec<i64>, DrawError> {
+    let mut lengths_of = |len: u32, out: &mut Vec<i64>| -> Result<(), DrawError> {
         let low = lower_bound(len, ratio).ok_or(DrawError::Ratio { ratio })?;
-        rs.randint(i128::from(low), i128::from(len) + 1, n).map_err(DrawError::Randint)
+        rs.randint_into(i128::from(low), i128::from(len) + 1, n, out).map_err(DrawError::Randint)
     };
-    let input = lengths(point.isl)?;
-    let output = lengths(point.osl)?;
-    Ok(Lengths { input, output })
+    lengths_of(point.isl, &mut lengths.input)?;
+    lengths_of(point.osl, &mut lengths.output)?;
+    Ok(())
+}
+
+/// [`draw_into`] for many points of one seed: each point still starts from `np.random.seed`,
+/// but the words that seed gives are drawn once and replayed ([`SeedWords`]), not regenerated
+/// per point. The lengths are the same as [`draw`]'s.
+#[derive(Clone, Debug)]
+pub struct Drawer {
+    params: Params,
+    words: SeedWords,
+}
+
+impl Drawer {
+    pub fn new(params: Params) -> Drawer {
+        Drawer { params, words: SeedWords::new(params.seed) }
+    }
+
+    /// [`Drawer::new`] in place, keeping its allocations (for a loop over seeds).
+    pub fn reset(&mut self, params: Params) {
+        self.params = params;
+        self.words.reseed(params.seed);
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// [`draw_into`] for `point`.
+    pub fn draw_into(&mut self, point: &WorkloadPoint, lengths: &mut Lengths) -> Result<(), DrawError> {
+        let ratio = self.params.range_ratio;
+        let n = self.params.num_prompts(point);
+        lengths.input.clear();
+        lengths.output.clear();
+        let mut rs = self.words.restart();
+        rs.randint_into(0, 1, 0, &mut lengths.input).map_err(DrawError::Randint)?;
+        let mut lengths_of = |len: u32, out: &mut Vec<i64>| -> Result<(), DrawError> {
+            let low = lower_bound(len, ratio).ok_or(DrawError::Ratio { ratio })?;
+            rs.randint_into(i128::from(low), i128::from(len) + 1, n, out).map_err(DrawError::Randint)
+        };
+        lengths_of(point.isl, &mut lengths.input)?;
+        lengths_of(point.osl, &mut lengths.output)?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -150,6 +202,39 @@ mod tests {
         // Exact decimal arithmetic would say 57; Python's float says 56.
         assert_eq!(lower_bound(100, 0.57), Some(56));
         assert_eq!(lower_bound(10, f64::NAN), None);
+    }
+
+    #[test]
+    fn draw_into_reuses_buffers_and_equals_draw() {
+        let params = Params::inferencex(3);
+        let mut reused = Lengths { input: vec![7; 5000], output: vec![7; 3] };
+        for point in [WorkloadPoint { isl: 8192, osl: 1024, concurrency: 64 }, P1K1K_C1] {
+            draw_into(&params, &point, &mut reused).unwrap();
+            assert_eq!(reused, draw(&params, &point).unwrap(), "{point}");
+        }
+    }
+
+    #[test]
+    fn the_drawer_replays_what_draw_gives_point_by_point() {
+        let points = [
+            WorkloadPoint { isl: 8192, osl: 1024, concurrency: 64 },
+            P1K1K_C1,
+            WorkloadPoint { isl: 1024, osl: 8192, concurrency: 256 },
+            WorkloadPoint { isl: 3, osl: 1 << 30, concurrency: 5 },
+        ];
+        for params in [Params::inferencex(0), Params { seed: 9, range_ratio: 0.05, requests_per_concurrency: 3 }] {
+            let mut drawer = Drawer::new(params);
+            let mut lengths = Lengths { input: Vec::new(), output: Vec::new() };
+            for point in points.iter().chain(points.iter().rev()) {
+                drawer.draw_into(point, &mut lengths).unwrap();
+                assert_eq!(lengths, draw(&params, point).unwrap(), "{point}");
+            }
+            // A reset drawer is a new one.
+            let other = Params { seed: params.seed + 1, ..params };
+            drawer.reset(other);
+            drawer.draw_into(&points[0], &mut lengths).unwrap();
+            assert_eq!(lengths, draw(&other, &points[0]).unwrap());
+        }
     }
 
     #[test]

@@ -181,6 +181,52 @@ fn same_lengths_in_another_layout_are_flagged_not_canonical() {
     assert!(result.differences.is_empty() && result.not_canonical && !result.ok());
 }
 
+#[test]
+fn the_byte_comparison_accepts_exactly_the_rendered_regeneration() {
+    // Points whose lengths cross the 10,000 table bound and the 1-to-4-digit widths.
+    let points = [
+        WorkloadPoint { isl: 1, osl: 9, concurrency: 1 },
+        WorkloadPoint { isl: 120, osl: 12_000, concurrency: 3 },
+        C1,
+        C2_8K,
+        WorkloadPoint { isl: 10_000, osl: 99_999, concurrency: 2 },
+    ];
+    for ratio in [0.8, 0.05, 1.0] {
+        let params = Params { seed: 4, range_ratio: ratio, requests_per_concurrency: 7 };
+        let text = file::render(&check::generate(params, &points).unwrap());
+        let bytes = text.as_bytes();
+        assert!(check::is_canonical_regeneration(bytes, params, &points), "ratio {ratio}");
+        // Every single-byte change, a missing and an extra byte are refused.
+        for at in 0..bytes.len() {
+            let mut changed = bytes.to_vec();
+            changed[at] = if changed[at] == b'7' { b'8' } else { b'7' };
+            assert!(!check::is_canonical_regeneration(&changed, params, &points), "byte {at} changed");
+        }
+        assert!(!check::is_canonical_regeneration(&bytes[..bytes.len() - 1], params, &points));
+        assert!(!check::is_canonical_regeneration(&[bytes, b" "].concat(), params, &points));
+        assert!(!check::is_canonical_regeneration(bytes, params, &points[..4]), "another point list");
+    }
+    // Outside the fast path's preconditions the answer is false, so the full check decides.
+    let params = Params::inferencex(0);
+    let dup = [C1, C1];
+    let text = file::render(&check::generate(params, &dup).unwrap());
+    assert!(!check::is_canonical_regeneration(text.as_bytes(), params, &dup), "duplicates go to the loader");
+    assert!(!check::is_canonical_regeneration(b"", params, &[]));
+}
+
+#[test]
+fn the_committed_fixtures_pass_the_byte_comparison_and_the_full_load_alike() {
+    let dir = fixtures::default_dir();
+    let pts = points::load(&dir.join(points::FILE_NAME)).unwrap().points();
+    for seed in fixtures::SEEDS {
+        let path = dir.join(file::file_name(seed));
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(check::is_canonical_regeneration(&bytes, Params::inferencex(seed), &pts), "seed {seed}");
+        let full = check::check_seed_by_loading(&path, seed, &pts).unwrap();
+        assert!(full.ok(), "{}", full.summary());
+    }
+}
+
 const E2E: &str = r#"{"source": "x", "sweeps": [
   {"workload": "1024:1024", "framework": "vllm", "label": "a", "points": [{"concurrency": 4, "status": "ok"}, {"concurrency": 1}]},
   {"workload": "1024:1024", "framework": "trt", "points": [{"concurrency": 4}]},

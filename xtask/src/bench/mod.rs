@@ -12,8 +12,8 @@ use anyhow::Result;
 
 #[derive(clap::Subcommand)]
 pub enum Command {
-    /// Generating all five fixtures in Rust vs Python with numpy.
-    Fixtures,
+    /// `fixtures check` in Rust vs numpy drawing the same vectors.
+    Fixtures(fixtures::Args),
     /// Hashing the vendored trees vs `sha256sum`.
     Hashing,
     /// Scoring the whole corpus.
@@ -30,7 +30,7 @@ pub fn run(cmd: Command) -> Result<u8> {
     match cmd {
         Command::Blis => blis::run(),
         Command::BlisReal(args) => blis_real::run(args),
-        Command::Fixtures => fixtures::run(),
+        Command::Fixtures(args) => fixtures::run(args),
         Command::Hashing => hashing::run(),
         Command::Score(args) => score::run(args),
         Command::Intervals(args) => intervals::run(args),
