@@ -13,13 +13,9 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A folder of releases: one sub-folder per release, named by its tag, each holding `blis`
-    /// and the files it reads from its working directory (as ../shared/blis-releases/unpack.sh
-    /// lays them out)
-    #[arg(long, value_name = "DIR", value_parser = crate::score::parse_path, required_unless_present = "release", conflicts_with = "release")]
-    pub releases: Option<PathBuf>,
-    /// One release as TAG=PATH (PATH: its `blis` or its folder); repeat for each
-    #[arg(long, value_name = "TAG=PATH")]
+    /// One release as TAG=PATH (PATH: its `blis` or its folder); repeat for each; instead of
+    /// the folder of --releases
+    #[arg(long, value_name = "TAG=PATH", conflicts_with = "releases")]
     pub release: Vec<String>,
     /// Run this latency model on every release that takes `--latency-model` (default: each
     /// release's own default, read from its help), to tell a change of default from a change
@@ -50,12 +46,14 @@ pub fn run(args: Args) -> Result<u8> {
 /// Exit 0 with the table (however the releases compare: a history reports, it does not gate),
 /// 1 when no release has a value, 2 when an input is missing.
 fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskError> {
-    let listing = match &args.releases {
-        Some(dir) => releases::from_dir(dir),
-        None => releases::from_pairs(&args.release),
+    let needed_for = "the history across releases";
+    // `--release TAG=PATH` entries, else the folder (--releases or BLIS_RELEASES_DIR).
+    let listing = if args.release.is_empty() {
+        releases::from_dir(inputs.require_dir(InputKind::Releases, needed_for)?)
+    } else {
+        releases::from_pairs(&args.release)
     }
     .map_err(TaskError::Failed)?;
-    let needed_for = "the history across releases";
     let (corpora, scenarios) = score::load_inputs(inputs)?;
     let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
     let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();

@@ -422,3 +422,100 @@ impl Ran {
         out
     }
 }
+
+/// The gate's `blis-releases` task: the history over the folder of releases the inputs supply,
+/// every release's BLIS figures as values (`<tag>.<tier>.blis.<metric>`, `<tag>.<tier>.n_shape`
+/// and `n_mape`) for the manifest's `blis-release/<tag>/...` figures, the report pinning the
+/// whole history. Only releases whose binary has the SHA-256 `lockfiles/blis-releases.lock`
+/// records give values: another build of a tag is named and gives none.
+pub fn task_releases(inputs: &crate::inputs::Inputs) -> crate::task::TaskResult {
+    use crate::inputs::InputKind;
+    let needed_for = "the BLIS figures of the tagged releases";
+    let dir = inputs.require_dir(InputKind::Releases, needed_for)?.to_path_buf();
+    let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
+    let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
+    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?.to_path_buf();
+    let (corpora, scenarios) = crate::score::load_inputs(inputs)?;
+    let resolved = crate::score::resolve::resolve(&corpora, &scenarios, Some(&catalog), &score::Selection::vllm(None));
+    let listing = releases::from_dir(&dir).map_err(TaskError::Failed)?;
+    let locked = locked_releases()?;
+    let manifest_path = crate::gate::manifest_path();
+    let manifest = crate::gate::load_manifest(&manifest_path)?;
+    let rule = baseline::rule_of(&manifest, &manifest_path)?;
+    let template_binary = listing.releases.first().map(|r| r.binary.clone()).unwrap_or_default();
+    let mut template = RunOptions::new(template_binary, catalog, registry);
+    template.progress = crate::blis::ProgressMode::Silent;
+    template.form = Some(arm::RELEASE_FORM);
+    let settings = Settings {
+        resolved: &resolved,
+        plan: plan(&resolved, &scenarios_dir, arm::RELEASE_FORM),
+        template,
+        rule,
+        latency_model: None,
+        on_release: &|_, _, _| {},
+    };
+    let h = run(&listing, &settings)?;
+    let mut out = crate::task::TaskOutput::default();
+    let mut unlocked = Vec::new();
+    for row in &h.rows {
+        let Some(r) = row.ran().filter(|_| row.has_values()) else { continue };
+        match locked.get(&row.tag) {
+            Some(sha) if *sha == r.sha256 => {}
+            Some(sha) => {
+                unlocked.push(format!("{}: sha256 {} is not the locked build ({sha}): no figures", row.tag, r.sha256));
+                continue;
+            }
+            None => {
+                unlocked.push(format!("{}: not in lockfiles/blis-releases.lock: no figures", row.tag));
+                continue;
+            }
+        }
+        for tier in Tier::ORDER {
+            let (_, n) = r.counts(tier);
+            for m in ErrorMetric::ALL {
+                if let Some(v) = r.figure(tier, m) {
+                    out.number(format!("{}.{}.blis.{}", row.tag, tier.key(), m.key()), v);
+                }
+            }
+            out.count(format!("{}.{}.n_shape", row.tag, tier.key()), n[&ErrorMetric::TpotShape] as u64);
+            out.count(format!("{}.{}.n_mape", row.tag, tier.key()), n[&ErrorMetric::TpotMape] as u64);
+        }
+    }
+    out.count("releases_with_values", h.rows.iter().filter(|r| r.has_values()).count() as u64);
+    out.count("distinct_runs", h.distinct_runs as u64);
+    let mut report = render::markdown(&h, &settings.plan);
+    for line in &unlocked {
+        report += &format!("\nnot a locked build: {line}");
+    }
+    out.report = report;
+    Ok(out)
+}
+
+/// `lockfiles/blis-releases.lock`: `TAG SHA256` per line (the builds of
+/// ../shared/blis-releases, hashes only), `#` comments.
+pub fn locked_releases() -> Result<BTreeMap<String, String>, TaskError> {
+    let path = crate::paths::workspace_root().join("lockfiles").join("blis-releases.lock");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| TaskError::Failed(anyhow::anyhow!("reading {}: {e}", path.display())))?;
+    let mut locked = BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        match fields.as_slice() {
+            [tag, sha] if sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit()) => {
+                locked.insert(tag.to_string(), sha.to_lowercase());
+            }
+            _ => {
+                return Err(TaskError::Failed(anyhow::anyhow!(
+                    "{}:{}: expected `TAG SHA256` (64 hex digits), found {line:?}",
+                    path.display(),
+                    i + 1
+                )))
+            }
+        }
+    }
+    Ok(locked)
+}
