@@ -12,11 +12,20 @@ pub enum InputKind {
     Registry,
     Scenarios,
     Blis,
+    /// A folder of releases, one folder per tag (`cargo xtask history`, the `blis-releases`
+    /// figures of the gate).
+    Releases,
 }
 
 impl InputKind {
-    pub const ALL: [InputKind; 5] =
-        [InputKind::Measurements, InputKind::Catalog, InputKind::Registry, InputKind::Scenarios, InputKind::Blis];
+    pub const ALL: [InputKind; 6] = [
+        InputKind::Measurements,
+        InputKind::Catalog,
+        InputKind::Registry,
+        InputKind::Scenarios,
+        InputKind::Blis,
+        InputKind::Releases,
+    ];
 
     /// The input's one name: the manifest's `inputs:` entries, the lock's section headers and
     /// the vendored folder below `testdata/` all spell it this way.
@@ -27,6 +36,7 @@ impl InputKind {
             InputKind::Registry => "registry",
             InputKind::Scenarios => "scenarios",
             InputKind::Blis => "blis",
+            InputKind::Releases => "releases",
         }
     }
 
@@ -42,6 +52,7 @@ impl InputKind {
             InputKind::Registry => "--registry",
             InputKind::Scenarios => "--scenarios",
             InputKind::Blis => "--blis",
+            InputKind::Releases => "--releases",
         }
     }
 
@@ -52,6 +63,7 @@ impl InputKind {
             InputKind::Registry => "BLIS_REGISTRY",
             InputKind::Scenarios => "BLIS_SCENARIOS",
             InputKind::Blis => "BLIS_BIN",
+            InputKind::Releases => "BLIS_RELEASES_DIR",
         }
     }
 
@@ -63,6 +75,7 @@ impl InputKind {
             InputKind::Registry => "the vendored blis-registry tree",
             InputKind::Scenarios => "the vendored scenario tree",
             InputKind::Blis => "a `blis` binary",
+            InputKind::Releases => "a folder of BLIS releases (one folder per tag, each holding `blis`)",
         }
     }
 
@@ -78,7 +91,7 @@ impl InputKind {
                 let fetched = crate::paths::testdata().join(self.name());
                 fetched.is_dir().then_some(fetched)
             }
-            InputKind::Blis => None,
+            InputKind::Blis | InputKind::Releases => None,
         }
     }
 }
@@ -120,13 +133,14 @@ pub struct Flags {
     pub registry: Option<PathBuf>,
     pub scenarios: Option<PathBuf>,
     pub blis: Option<PathBuf>,
+    pub releases: Option<PathBuf>,
 }
 
 impl Flags {
     /// Every flag given, with its input, in [`InputKind::ALL`] order.
     pub fn given(&self) -> impl Iterator<Item = (InputKind, &PathBuf)> {
-        let Flags { measurements, catalog, registry, scenarios, blis } = self;
-        let in_order = [measurements, catalog, registry, scenarios, blis];
+        let Flags { measurements, catalog, registry, scenarios, blis, releases } = self;
+        let in_order = [measurements, catalog, registry, scenarios, blis, releases];
         InputKind::ALL.into_iter().zip(in_order).filter_map(|(kind, flag)| flag.as_ref().map(|path| (kind, path)))
     }
 }
@@ -139,6 +153,7 @@ pub struct Inputs {
     pub registry: Option<InputPath>,
     pub scenarios: Option<InputPath>,
     pub blis: Option<InputPath>,
+    pub releases: Option<InputPath>,
 }
 
 impl Inputs {
@@ -172,6 +187,7 @@ impl Inputs {
             registry: pick(InputKind::Registry, &flags.registry),
             scenarios: pick(InputKind::Scenarios, &flags.scenarios),
             blis: pick(InputKind::Blis, &flags.blis),
+            releases: pick(InputKind::Releases, &flags.releases),
         }
     }
 
@@ -193,6 +209,7 @@ impl Inputs {
             InputKind::Registry => self.registry.as_ref(),
             InputKind::Scenarios => self.scenarios.as_ref(),
             InputKind::Blis => self.blis.as_ref(),
+            InputKind::Releases => self.releases.as_ref(),
         }
     }
 
@@ -280,6 +297,11 @@ impl InputKind {
                 format!("run `cargo xtask vendor --from DIR`, or pass {} DIR, or set {}", self.flag(), self.env_var())
             }
             InputKind::Blis => format!("pass {} PATH or set {}", self.flag(), self.env_var()),
+            InputKind::Releases => format!(
+                "pass {} DIR or set {} (a folder laid out as ../shared/blis-releases/unpack.sh lays one out)",
+                self.flag(),
+                self.env_var()
+            ),
             InputKind::Measurements => format!(
                 "pass {} DIR or set {}, or run `cargo xtask vendor --fetch` (needs a network)",
                 self.flag(),

@@ -22,6 +22,7 @@ pub mod corpus;
 pub mod fixtures;
 pub mod fuzz;
 pub mod gate;
+pub mod history;
 pub mod lock;
 pub mod oracle_report;
 pub mod report_html;

@@ -92,6 +92,12 @@ impl RunArgs {
         let binary = blis::binary::require(inputs, needed_for)?;
         let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
         let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
+        Ok(self.options_for(binary, catalog, registry))
+    }
+
+    /// The run options these flags give for `binary` (`cargo xtask history`: a template each
+    /// release takes with its own binary).
+    pub fn options_for(&self, binary: PathBuf, catalog: PathBuf, registry: PathBuf) -> RunOptions {
         let mut opts = RunOptions::new(binary, catalog, registry);
         if let Some(root) = &self.blis_root {
             opts.blis_root = std::path::absolute(root).unwrap_or_else(|_| root.clone());
@@ -113,7 +119,7 @@ impl RunArgs {
             Progress::Lines => ProgressMode::Lines,
             Progress::Quiet => ProgressMode::Quiet,
         };
-        Ok(opts)
+        opts
     }
 }
 

@@ -28,6 +28,12 @@ pub struct InputArgs {
     /// The `blis` binary [env: BLIS_BIN]
     #[arg(long, value_name = "PATH")]
     pub blis: Option<PathBuf>,
+    /// A folder of BLIS releases: one sub-folder per release, named by its tag, each holding
+    /// `blis` and the files it reads from its working directory, as
+    /// ../shared/blis-releases/unpack.sh lays them out (`cargo xtask history`, the gate's
+    /// blis-release/<tag>/ figures) [env: BLIS_RELEASES_DIR]
+    #[arg(long, value_name = "DIR")]
+    pub releases: Option<PathBuf>,
 }
 
 impl InputArgs {
@@ -43,7 +49,12 @@ impl InputArgs {
     }
 
     fn resolve_unchecked(&self) -> harness::inputs::Inputs {
-        harness::inputs::Inputs::from_process(&self.data.flags(self.blis.clone()))
+        harness::inputs::Inputs::from_process(&self.flags())
+    }
+
+    /// Every input flag given, as harness takes them.
+    pub fn flags(&self) -> harness::inputs::Flags {
+        harness::inputs::Flags { releases: self.releases.clone(), ..self.data.flags(self.blis.clone()) }
     }
 }
 
@@ -56,6 +67,7 @@ impl DataArgs {
             registry: self.registry.clone(),
             scenarios: self.scenarios.clone(),
             blis,
+            releases: None,
         }
     }
 }

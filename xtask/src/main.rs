@@ -7,6 +7,7 @@ mod blis;
 mod cache;
 mod fixtures;
 mod fuzz;
+mod history;
 mod inputs;
 mod lock;
 mod oracle;
@@ -43,6 +44,8 @@ enum Task {
     Lock(lock::Command),
     /// Score the corpora (and the BLIS arm when --blis is given).
     Score(score::Args),
+    /// The BLIS arm run by every release of a history, compared release to release.
+    History(history::Args),
     /// The BLIS arm: run points, the determinism figure, the test double.
     #[command(subcommand)]
     Blis(blis::Command),
@@ -78,6 +81,7 @@ fn main() -> ExitCode {
         Task::Vendor(args) => vendor::run(args),
         Task::Lock(cmd) => lock::run(cmd),
         Task::Score(args) => score::run(args),
+        Task::History(args) => history::run(args),
         Task::Blis(cmd) => blis::run(cmd),
         Task::Cache(cmd) => cache::run(cmd),
         Task::Fuzz(args) => fuzz::run(args),

@@ -257,7 +257,7 @@ impl Renderer for ChildProcess<'_> {
         if second {
             cmd.arg("--render-second");
         }
-        let flags = self.args.inputs.data.flags(self.args.inputs.blis.clone());
+        let flags = self.args.inputs.flags();
         for (kind, path) in flags.given() {
             cmd.arg(kind.flag()).arg(path);
         }

@@ -84,6 +84,7 @@ fn arm_values(keys: &[PointKey], outcomes: &[PointOutcome], unplannable: &[(Poin
 }
 
 /// The BLIS column and what a reader needs to trust it.
+#[derive(Clone)]
 pub struct Column {
     pub arm: Arm,
     /// One note per point without a value (and for points left to other shards).

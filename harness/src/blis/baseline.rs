@@ -212,13 +212,24 @@ pub fn compare_plan(
 ) -> Result<Comparison, TaskError> {
     let cand = arm::column_of_plan(plan, candidate)?;
     let base = arm::column_of_plan(plan, baseline)?;
-    let candidate_side = Side::of(candidate, &cand)?;
-    let baseline_side = Side::of(baseline, &base)?;
+    compare_columns(resolved, (candidate, &cand), (baseline, &base), rule)
+}
+
+/// The comparison of two columns already run over the same planned points (`cargo xtask
+/// history` compares each release with the one before it without running either again).
+pub fn compare_columns(
+    resolved: &Resolved,
+    (candidate, cand): (&RunOptions, &Column),
+    (baseline, base): (&RunOptions, &Column),
+    rule: &BaselineRule,
+) -> Result<Comparison, TaskError> {
+    let candidate_side = Side::of(candidate, cand)?;
+    let baseline_side = Side::of(baseline, base)?;
     let (only_candidate, only_baseline) = one_sided(&cand.arm, &base.arm);
-    let mut base_arm = base.arm;
+    let mut base_arm = base.arm.clone();
     base_arm.name = BASELINE_NAME.into();
     base_arm.key = BASELINE_KEY.into();
-    let mut arms = score::headline_arms(&resolved.corpora.e2e, Some(cand.arm));
+    let mut arms = score::headline_arms(&resolved.corpora.e2e, Some(cand.arm.clone()));
     arms.push(base_arm);
     let scored = score::score_resolved(resolved, &arms);
     let mut scored = scored;

@@ -62,6 +62,18 @@ pub const TASKS: &[TaskDef] = &[
         needs: BLIS_CORPORA_AND_TREES,
         run: |cx| crate::blis::arm::task_release_f90a1e3a(&cx.inputs),
     },
+    // The BLIS column of every tagged release in the folder of releases, each checked by its hash.
+    TaskDef {
+        name: "blis-releases",
+        needs: &[
+            InputKind::Releases,
+            InputKind::Measurements,
+            InputKind::Catalog,
+            InputKind::Registry,
+            InputKind::Scenarios,
+        ],
+        run: |cx| crate::history::task_releases(&cx.inputs),
+    },
     TaskDef { name: "sensitivity", needs: BLIS_CORPORA_AND_TREES, run: |cx| crate::blis::task_sensitivity(&cx.inputs) },
 ];
 

@@ -47,7 +47,7 @@ pub struct Page<'a> {
     pub notes: Vec<String>,
 }
 
-const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0 auto;max-width:1040px;padding:0 16px 48px;color:#111;line-height:1.4}\
+pub(crate) const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0 auto;max-width:1040px;padding:0 16px 48px;color:#111;line-height:1.4}\
 h1{font-size:1.6em}h2{border-bottom:2px solid #333;margin-top:2em}h3{margin-top:1.6em}h4{margin:1.2em 0 .3em}\
 table{border-collapse:collapse;margin:.5em 0;font-size:.9em}th,td{border:1px solid #bbb;padding:2px 6px;text-align:left;vertical-align:top}\
 td.num{text-align:right;font-variant-numeric:tabular-nums}\

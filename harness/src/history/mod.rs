@@ -1,0 +1,521 @@
+//! `cargo xtask history`: the BLIS arm of one selection run by every release of a history,
+//! each from its own folder through the dialect its own help describes, over the same planned
+//! points; then each release against the one before it by the baseline rule
+//! (`blis::baseline::compare_columns`), and for each held figure the first release at which it
+//! got worse, or better, by more than the margin: what `git bisect` would answer, over
+//! releases (docs/history.md).
+
+pub mod html;
+pub mod releases;
+pub mod render;
+
+use crate::blis::arm::{self, Column, Plan};
+use crate::blis::baseline::{self, Comparison, Verdict};
+use crate::blis::{binary, cache, RunOptions};
+use crate::gate::manifest::BaselineRule;
+use crate::score::resolve::Resolved;
+use crate::score::{self, ErrorMetric, Scored};
+use crate::task::TaskError;
+use oracles::tiers::Tier;
+use releases::{Listing, Version};
+use std::collections::BTreeMap;
+
+/// Files a release reads from its working directory besides the binary (the releases'
+/// README: `defaults.yaml`, `hardware_config.json`, `model_configs/`; the oldest
+/// `coefficients.yaml` and `workloads.yaml`). Two releases with the same binary and the same
+/// files behave alike: the later one is served the earlier one's points.
+const RELEASE_FILES: [&str; 5] =
+    ["defaults.yaml", "hardware_config.json", "model_configs", "coefficients.yaml", "workloads.yaml"];
+
+/// What happened to one entry of the history.
+pub enum Status {
+    /// Not a release (`releases::Rejected`).
+    Rejected(String),
+    /// A release the arm cannot run at all: its help lists neither dialect, or the help or
+    /// its release files cannot be read.
+    Unusable(String),
+    Ran(Box<Ran>),
+}
+
+pub struct Ran {
+    pub sha256: String,
+    /// The latency model every point ran with, and whether it was pinned or the release's
+    /// default read from its help.
+    pub latency_model: String,
+    pub column: Column,
+    pub scored: Scored,
+    /// The earlier release with the same binary and files whose points these are.
+    pub same_as: Option<String>,
+}
+
+pub struct Row {
+    pub tag: String,
+    pub version: Option<Version>,
+    pub status: Status,
+}
+
+impl Row {
+    pub fn ran(&self) -> Option<&Ran> {
+        match &self.status {
+            Status::Ran(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// A release with at least one point with a value.
+    pub fn has_values(&self) -> bool {
+        self.ran().is_some_and(|r| r.column.succeeded > 0)
+    }
+}
+
+impl Ran {
+    fn blis_index(&self) -> Option<usize> {
+        self.scored.arms.iter().position(|(_, key, _)| key == "blis")
+    }
+
+    /// The BLIS figure of `tier` (mean |e|, %), `None` without a value.
+    pub fn figure(&self, tier: Tier, m: ErrorMetric) -> Option<f64> {
+        let i = self.blis_index()?;
+        self.scored.aggregate(self.scored.in_tier(tier)).mean_abs.get(&(i, m)).copied().flatten()
+    }
+
+    /// Sweeps and comparisons behind the tier's figures.
+    pub fn counts(&self, tier: Tier) -> (usize, BTreeMap<ErrorMetric, usize>) {
+        let agg = self.scored.aggregate(self.scored.in_tier(tier));
+        (agg.sweeps, agg.n)
+    }
+
+    /// Per scored sweep, the BLIS mean |e| of `m`.
+    pub fn per_sweep(&self, m: ErrorMetric) -> BTreeMap<(String, String), f64> {
+        let Some(i) = self.blis_index() else { return BTreeMap::new() };
+        self.scored
+            .sweeps
+            .iter()
+            .filter_map(|s| {
+                let e = s.errors[i].as_ref()?;
+                let v = oracles::scoring::mean_abs(&e.get(m).iter().map(|x| x.1).collect::<Vec<_>>())?;
+                Some(((s.scenario.clone(), s.label.clone()), v))
+            })
+            .collect()
+    }
+}
+
+/// Two releases (or more) that behave as one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    pub tags: Vec<String>,
+    pub why: GroupWhy,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GroupWhy {
+    /// The same binary (and the same release files): simulated once.
+    ByteIdentical { sha256: String },
+    /// Different binaries whose every planned point gave the same metrics.
+    SameMetrics,
+}
+
+/// One release against the one before it (among those with values).
+pub struct Step {
+    pub from: usize,
+    pub to: usize,
+    pub comparison: Comparison,
+    /// Every planned point gave the same outcome (values and failures alike).
+    pub identical: bool,
+    /// The latency model that ran changed (`from`, `to`).
+    pub latency_change: Option<(String, String)>,
+}
+
+/// The first step at which a held figure moved beyond the margin, one way.
+pub struct FirstChange {
+    pub figure: String,
+    pub step: usize,
+    pub verdict: Verdict,
+}
+
+pub struct History {
+    pub rows: Vec<Row>,
+    pub steps: Vec<Step>,
+    pub groups: Vec<Group>,
+    pub firsts: Vec<FirstChange>,
+    pub rule: BaselineRule,
+    pub form: crate::blis::workload::LengthForm,
+    pub pinned_latency_model: Option<String>,
+    /// Points planned for every release, and the sweeps they belong to.
+    pub planned_points: usize,
+    pub planned_sweeps: usize,
+    /// Releases run through the binary (the others served another's points or did not run).
+    pub distinct_runs: usize,
+}
+
+/// What a history needs besides the releases.
+pub struct Settings<'a> {
+    pub resolved: &'a Resolved<'a>,
+    pub plan: Plan,
+    /// Run options every release starts from (`RunOptions::for_binary` gives each its own
+    /// binary and folder).
+    pub template: RunOptions,
+    pub rule: BaselineRule,
+    /// `--latency-model`: every release that takes the flag runs this model.
+    pub latency_model: Option<String>,
+    /// Called with each release's tag, column and the earlier release it is the same as, as
+    /// it finishes (progress on stderr).
+    pub on_release: &'a dyn Fn(&str, &Column, Option<&str>),
+}
+
+/// The planned points of `resolved` in `form` (what every release runs).
+pub fn plan(resolved: &Resolved, scenarios_dir: &std::path::Path, form: crate::blis::workload::LengthForm) -> Plan {
+    let fixtures = match crate::blis::FixtureSet::committed() {
+        Ok(f) => f,
+        Err(e) => {
+            return Plan {
+                points: Vec::new(),
+                unplannable: vec![(
+                    score::PointKey::new("-", "-", 0),
+                    format!("the committed fixture vectors cannot be read: {e:#}"),
+                )],
+            }
+        }
+    };
+    let mut plan = arm::plan(&resolved.sweeps, scenarios_dir, &fixtures, 0);
+    for (_, p) in &mut plan.points {
+        p.form = form;
+    }
+    plan
+}
+
+/// Runs every release of `listing` over `settings.plan`, then compares and groups them.
+pub fn run(listing: &Listing, settings: &Settings) -> Result<History, TaskError> {
+    let mut rows: Vec<Row> = Vec::new();
+    let mut identities: Vec<(String, usize)> = Vec::new();
+    let mut distinct_runs = 0;
+    for release in &listing.releases {
+        let mut opts = settings.template.for_binary(release.binary.clone());
+        // MERGE: opts.latency_model = settings.latency_model.clone();
+        let status = match run_release(&opts, settings, &identities, &rows) {
+            Ok((ran, identity)) => {
+                if ran.same_as.is_none() {
+                    distinct_runs += 1;
+                    identities.push((identity, rows.len()));
+                }
+                (settings.on_release)(&release.tag, &ran.column, ran.same_as.as_deref());
+                Status::Ran(Box::new(ran))
+            }
+            // The report is snapshotted: the release's path becomes its tag's folder.
+            Err(why) => {
+                Status::Unusable(why.replace(&release.binary.display().to_string(), &format!("{}/blis", release.tag)))
+            }
+        };
+        rows.push(Row { tag: release.tag.clone(), version: Some(release.version.clone()), status });
+    }
+    for r in &listing.rejected {
+        rows.push(Row { tag: r.tag.clone(), version: None, status: Status::Rejected(r.reason.clone()) });
+    }
+    let steps = steps(&rows, listing, settings)?;
+    let groups = groups(&rows);
+    let firsts = firsts(&steps, &settings.rule);
+    let planned_sweeps = {
+        let mut sweeps: Vec<(&str, &str)> =
+            settings.plan.points.iter().map(|(k, _)| (k.scenario.as_str(), k.label.as_str())).collect();
+        sweeps.dedup();
+        sweeps.len()
+    };
+    Ok(History {
+        rows,
+        steps,
+        groups,
+        firsts,
+        rule: settings.rule.clone(),
+        form: settings.template.form.unwrap_or_default(),
+        pinned_latency_model: settings.latency_model.clone(),
+        planned_points: settings.plan.points.len(),
+        planned_sweeps,
+        distinct_runs,
+    })
+}
+
+/// One release's column, or why it has none. A release with the binary and files of one
+/// already run is served that one's column.
+fn run_release(
+    opts: &RunOptions,
+    settings: &Settings,
+    identities: &[(String, usize)],
+    rows: &[Row],
+) -> Result<(Ran, String), String> {
+    let sha256 = binary::digest(&opts.binary).map_err(|e| format!("{e:#}"))?;
+    let identity = identity(&sha256, &opts.blis_root).map_err(|e| format!("{e:#}"))?;
+    let latency_model = latency_model(opts, &sha256)?;
+    if let Some((_, row)) = identities.iter().find(|(id, _)| *id == identity) {
+        let earlier = rows[*row].ran().expect("identities name rows that ran");
+        let ran = Ran {
+            sha256,
+            latency_model,
+            column: earlier.column.clone(),
+            scored: earlier.scored.clone(),
+            same_as: Some(rows[*row].tag.clone()),
+        };
+        return Ok((ran, identity));
+    }
+    let column = arm::column_of_plan(&settings.plan, opts).map_err(|e| match e {
+        TaskError::Refused(r) => r.detail,
+        TaskError::Failed(e) => format!("{e:#}"),
+    })?;
+    let arms = score::headline_arms(&settings.resolved.corpora.e2e, Some(column.arm.clone()));
+    let mut scored = score::score_resolved(settings.resolved, &arms);
+    scored.resamples = settings.rule.resamples;
+    Ok((Ran { sha256, latency_model, column, scored, same_as: None }, identity))
+}
+
+/// The binary's SHA-256 and those of the release files beside it.
+fn identity(sha256: &str, root: &std::path::Path) -> anyhow::Result<String> {
+    let mut id = sha256.to_string();
+    for name in RELEASE_FILES {
+        let path = root.join(name);
+        if path.is_dir() {
+            id += &format!(" {name}:{}", cache::tree_sha256(&path)?);
+        } else if path.is_file() {
+            id += &format!(" {name}:{}", binary::digest(&path)?);
+        }
+    }
+    Ok(id)
+}
+
+/// The latency model the release's points run with, read from its help.
+fn latency_model(opts: &RunOptions, sha256: &str) -> Result<String, String> {
+    let target = crate::blis::Target::detect(opts, &opts.binary, sha256).map_err(|e| match e {
+        TaskError::Refused(r) => r.detail,
+        TaskError::Failed(e) => format!("{e:#}"),
+    })?;
+    Ok(match &target {
+        crate::blis::Target::Flags(_release) => "default".to_string(), // MERGE
+        crate::blis::Target::Scenario => "the scenario's (scenario dialect)".into(),
+    })
+}
+
+/// Each release with values against the one before it that has values.
+fn steps(rows: &[Row], listing: &Listing, settings: &Settings) -> Result<Vec<Step>, TaskError> {
+    let with_values: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].has_values()).collect();
+    let mut steps = Vec::new();
+    for pair in with_values.windows(2) {
+        let (from, to) = (pair[0], pair[1]);
+        let (a, b) = (rows[from].ran().unwrap(), rows[to].ran().unwrap());
+        let opts_of = |row: &Row| {
+            let release = listing.releases.iter().find(|r| r.tag == row.tag).expect("a row that ran was listed");
+            settings.template.for_binary(release.binary.clone())
+        };
+        let comparison = baseline::compare_columns(
+            settings.resolved,
+            (&opts_of(&rows[to]), &b.column),
+            (&opts_of(&rows[from]), &a.column),
+            &settings.rule,
+        )?;
+        let identical = same_outcomes(&a.column, &b.column);
+        let latency_change =
+            (a.latency_model != b.latency_model).then(|| (a.latency_model.clone(), b.latency_model.clone()));
+        steps.push(Step { from, to, comparison, identical, latency_change });
+    }
+    Ok(steps)
+}
+
+/// Every planned point has the same value, or fails the same way.
+fn same_outcomes(a: &Column, b: &Column) -> bool {
+    a.outcomes.len() == b.outcomes.len()
+        && a.outcomes.iter().zip(&b.outcomes).all(|(x, y)| match (&x.result, &y.result) {
+            (Ok(m), Ok(n)) => m == n,
+            (Err(f), Err(g)) => f.kind == g.kind,
+            _ => false,
+        })
+}
+
+/// Byte-identical releases, then releases with the same metrics on every point, each group
+/// in version order. A release is in at most one group of each kind.
+fn groups(rows: &[Row]) -> Vec<Group> {
+    let mut groups = Vec::new();
+    let ran: Vec<(usize, &Ran)> = rows.iter().enumerate().filter_map(|(i, r)| r.ran().map(|x| (i, x))).collect();
+    let mut by_sha: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, r) in &ran {
+        by_sha.entry(r.sha256.as_str()).or_default().push(*i);
+    }
+    let mut identical: Vec<Vec<usize>> = by_sha.into_values().filter(|v| v.len() > 1).collect();
+    identical.sort();
+    for members in &identical {
+        let sha256 = rows[members[0]].ran().unwrap().sha256.clone();
+        groups.push(Group {
+            tags: members.iter().map(|&i| rows[i].tag.clone()).collect(),
+            why: GroupWhy::ByteIdentical { sha256 },
+        });
+    }
+    // Classes of equal outcomes among releases with values (byte-identical ones count once
+    // more here only when another binary joins them).
+    let mut classes: Vec<Vec<usize>> = Vec::new();
+    for (i, r) in ran.iter().filter(|(_, r)| r.column.succeeded > 0) {
+        match classes.iter_mut().find(|c| same_outcomes(&rows[c[0]].ran().unwrap().column, &r.column)) {
+            Some(c) => c.push(*i),
+            None => classes.push(vec![*i]),
+        }
+    }
+    for class in classes {
+        let shas: std::collections::BTreeSet<&str> =
+            class.iter().map(|&i| rows[i].ran().unwrap().sha256.as_str()).collect();
+        if shas.len() > 1 {
+            groups
+                .push(Group { tags: class.iter().map(|&i| rows[i].tag.clone()).collect(), why: GroupWhy::SameMetrics });
+        }
+    }
+    groups
+}
+
+/// For each held figure, the first step at which it was worse, and the first at which it was
+/// better, by the rule.
+fn firsts(steps: &[Step], rule: &BaselineRule) -> Vec<FirstChange> {
+    let mut out = Vec::new();
+    for figure in &rule.figures {
+        for verdict in [Verdict::Worse, Verdict::Better] {
+            let first = steps
+                .iter()
+                .position(|s| s.comparison.figures.iter().any(|f| &f.key == figure && f.verdict == verdict));
+            if let Some(step) = first {
+                out.push(FirstChange { figure: figure.clone(), step, verdict });
+            }
+        }
+    }
+    out
+}
+
+/// How one planned sweep fared on one release.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SweepStatus {
+    Modelled,
+    NotModelled(String),
+    /// A point without a value for another reason (the first such point's).
+    Failed(String),
+}
+
+impl Ran {
+    /// Every planned sweep, in plan order of first appearance.
+    pub fn sweeps(&self, plan: &Plan) -> Vec<((String, String), SweepStatus)> {
+        let mut out: Vec<((String, String), SweepStatus)> = Vec::new();
+        for ((key, _), outcome) in plan.points.iter().zip(&self.column.outcomes) {
+            let sweep = (key.scenario.clone(), key.label.clone());
+            let status = match &outcome.result {
+                Ok(_) => SweepStatus::Modelled,
+                Err(f) if f.kind == crate::blis::FailureKind::NotModelled => SweepStatus::NotModelled(f.reason.clone()),
+                Err(f) => SweepStatus::Failed(format!("c={}: {}", key.concurrency, f.reason)),
+            };
+            match out.iter_mut().find(|(s, _)| *s == sweep) {
+                None => out.push((sweep, status)),
+                // The worst of its points: failed over not modelled over modelled.
+                Some((_, have)) => match (&*have, &status) {
+                    (SweepStatus::Failed(_), _) => {}
+                    (_, SweepStatus::Failed(_)) => *have = status,
+                    (SweepStatus::Modelled, SweepStatus::NotModelled(_)) => *have = status,
+                    _ => {}
+                },
+            }
+        }
+        for (key, why) in &plan.unplannable {
+            let sweep = (key.scenario.clone(), key.label.clone());
+            if !out.iter().any(|(s, _)| *s == sweep) {
+                out.push((sweep, SweepStatus::Failed(format!("not planned: {why}"))));
+            }
+        }
+        out
+    }
+}
+
+/// The gate's `blis-releases` task: the history over the folder of releases the inputs supply,
+/// every release's BLIS figures as values (`<tag>.<tier>.blis.<metric>`, `<tag>.<tier>.n_shape`
+/// and `n_mape`) for the manifest's `blis-release/<tag>/...` figures, the report pinning the
+/// whole history. Only releases whose binary has the SHA-256 `lockfiles/blis-releases.lock`
+/// records give values: another build of a tag is named and gives none.
+pub fn task_releases(inputs: &crate::inputs::Inputs) -> crate::task::TaskResult {
+    use crate::inputs::InputKind;
+    let needed_for = "the BLIS figures of the tagged releases";
+    let dir = inputs.require_dir(InputKind::Releases, needed_for)?.to_path_buf();
+    let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
+    let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
+    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?.to_path_buf();
+    let (corpora, scenarios) = crate::score::load_inputs(inputs)?;
+    let resolved = crate::score::resolve::resolve(&corpora, &scenarios, Some(&catalog), &score::Selection::vllm(None));
+    let listing = releases::from_dir(&dir).map_err(TaskError::Failed)?;
+    let locked = locked_releases()?;
+    let manifest_path = crate::gate::manifest_path();
+    let manifest = crate::gate::load_manifest(&manifest_path)?;
+    let rule = baseline::rule_of(&manifest, &manifest_path)?;
+    let template_binary = listing.releases.first().map(|r| r.binary.clone()).unwrap_or_default();
+    let mut template = RunOptions::new(template_binary, catalog, registry);
+    template.progress = crate::blis::ProgressMode::Silent;
+    template.form = Some(arm::RELEASE_FORM);
+    let settings = Settings {
+        resolved: &resolved,
+        plan: plan(&resolved, &scenarios_dir, arm::RELEASE_FORM),
+        template,
+        rule,
+        latency_model: None,
+        on_release: &|_, _, _| {},
+    };
+    let h = run(&listing, &settings)?;
+    let mut out = crate::task::TaskOutput::default();
+    let mut unlocked = Vec::new();
+    for row in &h.rows {
+        let Some(r) = row.ran().filter(|_| row.has_values()) else { continue };
+        match locked.get(&row.tag) {
+            Some(sha) if *sha == r.sha256 => {}
+            Some(sha) => {
+                unlocked.push(format!("{}: sha256 {} is not the locked build ({sha}): no figures", row.tag, r.sha256));
+                continue;
+            }
+            None => {
+                unlocked.push(format!("{}: not in lockfiles/blis-releases.lock: no figures", row.tag));
+                continue;
+            }
+        }
+        for tier in Tier::ORDER {
+            let (_, n) = r.counts(tier);
+            for m in ErrorMetric::ALL {
+                if let Some(v) = r.figure(tier, m) {
+                    out.number(format!("{}.{}.blis.{}", row.tag, tier.key(), m.key()), v);
+                }
+            }
+            out.count(format!("{}.{}.n_shape", row.tag, tier.key()), n[&ErrorMetric::TpotShape] as u64);
+            out.count(format!("{}.{}.n_mape", row.tag, tier.key()), n[&ErrorMetric::TpotMape] as u64);
+        }
+    }
+    out.count("releases_with_values", h.rows.iter().filter(|r| r.has_values()).count() as u64);
+    out.count("distinct_runs", h.distinct_runs as u64);
+    let mut report = render::markdown(&h, &settings.plan);
+    for line in &unlocked {
+        report += &format!("\nnot a locked build: {line}");
+    }
+    out.report = report;
+    Ok(out)
+}
+
+/// `lockfiles/blis-releases.lock`: `TAG SHA256` per line (the builds of
+/// ../shared/blis-releases, hashes only), `#` comments.
+pub fn locked_releases() -> Result<BTreeMap<String, String>, TaskError> {
+    let path = crate::paths::workspace_root().join("lockfiles").join("blis-releases.lock");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| TaskError::Failed(anyhow::anyhow!("reading {}: {e}", path.display())))?;
+    let mut locked = BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        match fields.as_slice() {
+            [tag, sha] if sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit()) => {
+                locked.insert(tag.to_string(), sha.to_lowercase());
+            }
+            _ => {
+                return Err(TaskError::Failed(anyhow::anyhow!(
+                    "{}:{}: expected `TAG SHA256` (64 hex digits), found {line:?}",
+                    path.display(),
+                    i + 1
+                )))
+            }
+        }
+    }
+    Ok(locked)
+}

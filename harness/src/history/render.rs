@@ -1,0 +1,402 @@
+//! The history as markdown (the terminal's text, snapshot-stable: no paths, no times, no cache
+//! counts) and as JSON.
+
+use super::{GroupWhy, History, Row, Status, SweepStatus};
+use crate::blis::arm::Plan;
+use crate::blis::baseline::Verdict;
+use crate::score::intervals;
+use crate::score::ErrorMetric;
+use oracles::tiers::Tier;
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+fn num(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.2}"))
+}
+
+fn signed(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| if v == 0.0 { "0".into() } else { format!("{v:+.2}") })
+}
+
+fn short(sha: &str) -> &str {
+    &sha[..sha.len().min(12)]
+}
+
+/// The tiers some release has a sweep in (the others get one line).
+fn tiers_with_sweeps(h: &History) -> Vec<Tier> {
+    Tier::ORDER
+        .iter()
+        .copied()
+        .filter(|&t| {
+            h.rows
+                .iter()
+                .filter_map(Row::ran)
+                .any(|r| r.counts(t).0 > 0 && r.figure(t, ErrorMetric::TpotMape).is_some())
+        })
+        .collect()
+}
+
+/// Short names for the planned sweeps (`S1`...), in plan order, for the grid.
+pub fn sweep_names(plan: &Plan) -> Vec<(String, String)> {
+    let mut sweeps: Vec<(String, String)> = Vec::new();
+    for (k, _) in &plan.points {
+        let s = (k.scenario.clone(), k.label.clone());
+        if !sweeps.contains(&s) {
+            sweeps.push(s);
+        }
+    }
+    sweeps
+}
+
+pub fn markdown(h: &History, plan: &Plan) -> String {
+    let mut out = String::from("# BLIS across releases\n\n");
+    let pin = match &h.pinned_latency_model {
+        Some(m) => format!("pinned with --latency-model {m} for every release that takes the flag"),
+        None => "each release's default, read from its own `blis run --help`".into(),
+    };
+    let _ = writeln!(
+        out,
+        "- points: the same {} planned points of {} sweeps for every release, form {}\n- latency model: {pin}\n- releases: {} listed, {} ran ({} through their own binary), {} not run",
+        h.planned_points,
+        h.planned_sweeps,
+        h.form.name(),
+        h.rows.len(),
+        h.rows.iter().filter(|r| r.ran().is_some()).count(),
+        h.distinct_runs,
+        h.rows.iter().filter(|r| r.ran().is_none()).count(),
+    );
+    out.push_str("\n## Releases, in version order\n\n");
+    out.push_str(
+        "| release | sha256 | latency model | sweeps modelled | not modelled | failed |\n|---|---|---|---|---|---|\n",
+    );
+    for row in &h.rows {
+        match &row.status {
+            Status::Ran(r) => {
+                let sweeps = r.sweeps(plan);
+                let count = |f: fn(&SweepStatus) -> bool| sweeps.iter().filter(|(_, s)| f(s)).count();
+                let same = r.same_as.as_ref().map_or(String::new(), |t| format!(" (= {t}, simulated once)"));
+                let _ = writeln!(
+                    out,
+                    "| {} | {}{same} | {} | {} | {} | {} |",
+                    row.tag,
+                    short(&r.sha256),
+                    r.latency_model,
+                    count(|s| *s == SweepStatus::Modelled),
+                    count(|s| matches!(s, SweepStatus::NotModelled(_))),
+                    count(|s| matches!(s, SweepStatus::Failed(_))),
+                );
+            }
+            Status::Unusable(why) => {
+                let _ = writeln!(out, "| {} | - | - | not run: {} | | |", row.tag, why.replace('|', "/"));
+            }
+            Status::Rejected(why) => {
+                let _ = writeln!(out, "| {} | - | - | not a release: {} | | |", row.tag, why.replace('|', "/"));
+            }
+        }
+    }
+    for tier in Tier::ORDER {
+        if !tiers_with_sweeps(h).contains(&tier) {
+            let _ = writeln!(out, "\n## {}: no release has a value on a sweep of this tier", tier.title());
+            continue;
+        }
+        let _ = writeln!(out, "\n## {}: BLIS mean |e| in %\n", tier.title());
+        out.push_str("| release | sweeps | n (shape / mape) | TPOT shape | TPOT mape | TTFT shape | TTFT mape |\n|---|---|---|---|---|---|---|\n");
+        for row in &h.rows {
+            let Some(r) = row.ran().filter(|_| row.has_values()) else { continue };
+            let (sweeps, n) = r.counts(tier);
+            let _ = writeln!(
+                out,
+                "| {} | {sweeps} | {} / {} | {} | {} | {} | {} |",
+                row.tag,
+                n[&ErrorMetric::TpotShape],
+                n[&ErrorMetric::TpotMape],
+                num(r.figure(tier, ErrorMetric::TpotShape)),
+                num(r.figure(tier, ErrorMetric::TpotMape)),
+                num(r.figure(tier, ErrorMetric::TtftShape)),
+                num(r.figure(tier, ErrorMetric::TtftMape)),
+            );
+        }
+    }
+    groups(&mut out, h);
+    steps(&mut out, h);
+    firsts(&mut out, h);
+    grid(&mut out, h, plan);
+    reasons(&mut out, h, plan);
+    out
+}
+
+fn groups(out: &mut String, h: &History) {
+    out.push_str("\n## Releases that behave as one\n\n");
+    if h.groups.is_empty() {
+        out.push_str("none: every release with values differs from every other on some point\n");
+    }
+    for g in &h.groups {
+        let why = match &g.why {
+            GroupWhy::ByteIdentical { sha256 } => {
+                format!("byte-identical binaries (sha256 {}) and release files: simulated once", short(sha256))
+            }
+            GroupWhy::SameMetrics => "different binaries; every planned point gave the same metrics".into(),
+        };
+        let _ = writeln!(out, "- {}: {why}", g.tags.join(", "));
+    }
+}
+
+fn steps(out: &mut String, h: &History) {
+    let _ = writeln!(
+        out,
+        "\n## Release to release\n\nEach release against the one before it that has values, by the baseline rule \
+         (docs/baseline.md): a held figure is worse when it rises by more than {} points and the 95% paired \
+         interval ({} resamples over the sweeps both model) lies above zero; better symmetrically. Held: {}.\n",
+        h.rule.margin,
+        h.rule.resamples,
+        h.rule.figures.join(", ")
+    );
+    for s in &h.steps {
+        let (from, to) = (&h.rows[s.from].tag, &h.rows[s.to].tag);
+        let latency = match &s.latency_change {
+            Some((a, b)) => format!("; the latency model that ran changed: {a} -> {b}"),
+            None => String::new(),
+        };
+        if s.identical {
+            let _ = writeln!(out, "- {from} -> {to}: identical on every planned point{latency}");
+            continue;
+        }
+        let moved: Vec<_> = s.comparison.figures.iter().filter(|f| f.verdict != Verdict::NotComputed).collect();
+        let _ = writeln!(out, "- {from} -> {to}: the metrics differ{latency}");
+        for f in moved {
+            let interval = match &f.interval {
+                Some(Ok(i)) => intervals::bracket(i),
+                Some(Err(why)) => why.clone(),
+                None => "-".into(),
+            };
+            let _ = writeln!(
+                out,
+                "  - {}: {} -> {} ({}, 95% {interval}): {}{}",
+                f.key,
+                num(f.baseline),
+                num(f.candidate),
+                signed(f.delta()),
+                f.verdict.word(),
+                if f.held { "" } else { " (not held)" }
+            );
+        }
+    }
+    if h.steps.is_empty() {
+        out.push_str("- fewer than two releases have values: nothing to compare\n");
+    }
+}
+
+fn firsts(out: &mut String, h: &History) {
+    let _ = writeln!(
+        out,
+        "\n## First release at which each held figure moved beyond the margin ({} points)\n",
+        h.rule.margin
+    );
+    for figure in &h.rule.figures {
+        let computed = h
+            .steps
+            .iter()
+            .any(|s| s.comparison.figures.iter().any(|f| &f.key == figure && f.verdict != Verdict::NotComputed));
+        if !computed {
+            let _ = writeln!(out, "- {figure}: not computed (no two releases have a value on a sweep of its tier)");
+            continue;
+        }
+        for verdict in [Verdict::Worse, Verdict::Better] {
+            let word = if verdict == Verdict::Worse { "worse" } else { "better" };
+            match h.firsts.iter().find(|f| &f.figure == figure && f.verdict == verdict) {
+                None => {
+                    let _ = writeln!(out, "- {figure}: never {word} over {} steps", h.steps.len());
+                }
+                Some(first) => {
+                    let step = &h.steps[first.step];
+                    let f =
+                        step.comparison.figures.iter().find(|f| &f.key == figure).expect("the first names a figure");
+                    let cause = match &step.latency_change {
+                        Some((a, b)) => format!(" (the latency model that ran changed: {a} -> {b})"),
+                        None => " (the same latency model ran: the simulator or its files changed)".into(),
+                    };
+                    let _ = writeln!(
+                        out,
+                        "- {figure}: first {word} at {} (from {}): {} -> {} ({}){cause}",
+                        h.rows[step.to].tag,
+                        h.rows[step.from].tag,
+                        num(f.baseline),
+                        num(f.candidate),
+                        signed(f.delta())
+                    );
+                    let moved: Vec<String> = step
+                        .comparison
+                        .moved_most(f)
+                        .iter()
+                        .map(|(s, d)| format!("{} {} {}", s.scenario, s.label, signed(Some(*d))))
+                        .collect();
+                    if !moved.is_empty() {
+                        let _ = writeln!(out, "  - moved most: {}", moved.join("; "));
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn grid(out: &mut String, h: &History, plan: &Plan) {
+    let sweeps = sweep_names(plan);
+    let with_values: Vec<&Row> = h.rows.iter().filter(|r| r.has_values()).collect();
+    if with_values.is_empty() {
+        return;
+    }
+    let modelled: Vec<usize> = (0..sweeps.len())
+        .filter(|&i| {
+            with_values.iter().any(|r| r.ran().unwrap().per_sweep(ErrorMetric::TpotMape).contains_key(&sweeps[i]))
+        })
+        .collect();
+    out.push_str("\n## Per sweep (the sweeps some release has values for)\n\n");
+    for (k, &i) in modelled.iter().enumerate() {
+        let _ = writeln!(out, "- S{}: {} {}", k + 1, sweeps[i].0, sweeps[i].1);
+    }
+    for m in [ErrorMetric::TpotShape, ErrorMetric::TtftShape] {
+        let _ = writeln!(out, "\n{} error per sweep (mean |e|, %; - no value)\n", m.title());
+        let head: Vec<String> = (1..=modelled.len()).map(|k| format!("S{k}")).collect();
+        let _ = writeln!(out, "| release | {} |\n|---|{}", head.join(" | "), "---|".repeat(head.len()));
+        for row in &with_values {
+            let per = row.ran().unwrap().per_sweep(m);
+            let cells: Vec<String> = modelled.iter().map(|i| num(per.get(&sweeps[*i]).copied())).collect();
+            let _ = writeln!(out, "| {} | {} |", row.tag, cells.join(" | "));
+        }
+    }
+}
+
+/// The reasons sweeps were not modelled or failed, releases with the same reasons together.
+fn reasons(out: &mut String, h: &History, plan: &Plan) {
+    let mut by_reasons: Vec<(BTreeMap<String, usize>, Vec<String>)> = Vec::new();
+    for row in &h.rows {
+        let Some(r) = row.ran() else { continue };
+        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+        for (_, s) in r.sweeps(plan) {
+            match s {
+                SweepStatus::NotModelled(why) => {
+                    let why = why.strip_prefix("not modelled by this release: ").unwrap_or(&why);
+                    *reasons.entry(format!("not modelled: {why}")).or_default() += 1
+                }
+                SweepStatus::Failed(why) => *reasons.entry(format!("failed: {why}")).or_default() += 1,
+                SweepStatus::Modelled => {}
+            }
+        }
+        match by_reasons.iter_mut().find(|(r, _)| *r == reasons) {
+            Some((_, tags)) => tags.push(row.tag.clone()),
+            None => by_reasons.push((reasons, vec![row.tag.clone()])),
+        }
+    }
+    out.push_str("\n## Sweeps without a value, by reason\n");
+    for (reasons, tags) in by_reasons {
+        let _ = writeln!(out, "\n{}:", tags.join(", "));
+        if reasons.is_empty() {
+            out.push_str("- every planned sweep has a value\n");
+        }
+        for (why, n) in reasons {
+            let _ = writeln!(out, "- {n} sweep{}: {why}", if n == 1 { "" } else { "s" });
+        }
+    }
+}
+
+pub fn json(h: &History, plan: &Plan) -> serde_json::Value {
+    let sweeps = sweep_names(plan);
+    let rows: Vec<serde_json::Value> = h
+        .rows
+        .iter()
+        .map(|row| match &row.status {
+            Status::Rejected(why) => json!({"tag": row.tag, "status": "not a release", "reason": why}),
+            Status::Unusable(why) => json!({"tag": row.tag, "version": row.version.as_ref().map(|v| v.to_string()), "status": "not run", "reason": why}),
+            Status::Ran(r) => {
+                let tiers: serde_json::Map<String, serde_json::Value> = Tier::ORDER
+                    .iter()
+                    .map(|&t| {
+                        let (n_sweeps, n) = r.counts(t);
+                        let mut figures = serde_json::Map::new();
+                        for m in ErrorMetric::ALL {
+                            figures.insert(m.key().into(), json!(r.figure(t, m)));
+                        }
+                        let n: serde_json::Map<String, serde_json::Value> =
+                            n.iter().map(|(m, c)| (m.key().to_string(), json!(c))).collect();
+                        (t.key().to_string(), json!({"sweeps": n_sweeps, "n": n, "blis": figures}))
+                    })
+                    .collect();
+                let per_sweep: Vec<serde_json::Value> = r
+                    .sweeps(plan)
+                    .into_iter()
+                    .map(|((scenario, label), s)| {
+                        let (status, reason) = match s {
+                            SweepStatus::Modelled => ("modelled", None),
+                            SweepStatus::NotModelled(w) => ("not modelled", Some(w)),
+                            SweepStatus::Failed(w) => ("failed", Some(w)),
+                        };
+                        let key = (scenario.clone(), label.clone());
+                        let shape: serde_json::Map<String, serde_json::Value> = ErrorMetric::ALL
+                            .iter()
+                            .map(|m| (m.key().to_string(), json!(r.per_sweep(*m).get(&key))))
+                            .collect();
+                        json!({"scenario": scenario, "label": label, "status": status, "reason": reason, "blis": shape})
+                    })
+                    .collect();
+                json!({
+                    "tag": row.tag,
+                    "version": row.version.as_ref().map(|v| v.to_string()),
+                    "status": "ran",
+                    "sha256": r.sha256,
+                    "latency_model": r.latency_model,
+                    "same_as": r.same_as,
+                    "points_with_value": r.column.succeeded,
+                    "points_failed": r.column.failed,
+                    "tiers": tiers,
+                    "sweeps": per_sweep,
+                })
+            }
+        })
+        .collect();
+    let steps: Vec<serde_json::Value> = h
+        .steps
+        .iter()
+        .map(|s| {
+            json!({
+                "from": h.rows[s.from].tag,
+                "to": h.rows[s.to].tag,
+                "identical": s.identical,
+                "latency_model_change": s.latency_change.as_ref().map(|(a, b)| json!({"from": a, "to": b})),
+                "comparison": s.comparison.json(),
+            })
+        })
+        .collect();
+    let firsts: Vec<serde_json::Value> = h
+        .firsts
+        .iter()
+        .map(|f| {
+            let step = &h.steps[f.step];
+            json!({
+                "figure": f.figure,
+                "direction": if f.verdict == Verdict::Worse { "worse" } else { "better" },
+                "release": h.rows[step.to].tag,
+                "from": h.rows[step.from].tag,
+                "latency_model_changed": step.latency_change.is_some(),
+            })
+        })
+        .collect();
+    json!({
+        "history": {
+            "form": h.form.name(),
+            "pinned_latency_model": h.pinned_latency_model,
+            "planned_points": h.planned_points,
+            "planned_sweeps": h.planned_sweeps,
+            "sweeps": sweeps.iter().map(|(s, l)| json!({"scenario": s, "label": l})).collect::<Vec<_>>(),
+            "distinct_runs": h.distinct_runs,
+            "rule": {"margin": h.rule.margin, "figures": h.rule.figures, "resamples": h.rule.resamples},
+            "releases": rows,
+            "groups": h.groups.iter().map(|g| json!({
+                "releases": g.tags,
+                "why": match &g.why { GroupWhy::ByteIdentical { sha256 } => json!({"byte_identical": sha256}), GroupWhy::SameMetrics => json!("same metrics on every point") },
+            })).collect::<Vec<_>>(),
+            "steps": steps,
+            "first_changes": firsts,
+        }
+    })
+}

@@ -1,0 +1,126 @@
+//! `cargo xtask history --releases DIR` (or `--release TAG=PATH ...`): the BLIS arm of the
+//! headline selection run by every release, each from its own folder, compared release to
+//! release by the baseline rule (harness::history, docs/history.md).
+
+use crate::inputs::InputArgs;
+use anyhow::Result;
+use harness::history::{self, releases};
+use harness::inputs::InputKind;
+use harness::score;
+use harness::task::{exit, TaskError};
+use std::io::Write as _;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// One release as TAG=PATH (PATH: its `blis` or its folder); repeat for each; instead of
+    /// the folder of --releases
+    #[arg(long, value_name = "TAG=PATH", conflicts_with = "releases")]
+    pub release: Vec<String>,
+    /// Run this latency model on every release that takes `--latency-model` (default: each
+    /// release's own default, read from its help), to tell a change of default from a change
+    /// of the model
+    #[arg(long, value_name = "NAME")]
+    pub latency_model: Option<String>,
+    /// Write the history as JSON here (`-`: stdout)
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the HTML page (charts across releases, the per-sweep grid) here
+    #[arg(long, value_name = "FILE")]
+    pub report_html: Option<PathBuf>,
+    /// Resamples of each paired interval (1 to 1000000; default the baseline rule's)
+    #[arg(long, value_name = "N", value_parser = crate::score::parse_resamples)]
+    pub resamples: Option<usize>,
+    #[command(flatten)]
+    pub inputs: InputArgs,
+    /// How the BLIS arm runs (docs/blis-arm.md); --blis and --report-json do not apply
+    #[command(flatten)]
+    pub blis: crate::blis::RunArgs,
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    let inputs = args.inputs.resolve();
+    crate::outcome::exit_code(run_inner(&args, &inputs))
+}
+
+/// Exit 0 with the table (however the releases compare: a history reports, it does not gate),
+/// 1 when no release has a value, 2 when an input is missing.
+fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskError> {
+    let needed_for = "the history across releases";
+    // `--release TAG=PATH` entries, else the folder (--releases or BLIS_RELEASES_DIR).
+    let listing = if args.release.is_empty() {
+        releases::from_dir(inputs.require_dir(InputKind::Releases, needed_for)?)
+    } else {
+        releases::from_pairs(&args.release)
+    }
+    .map_err(TaskError::Failed)?;
+    let (corpora, scenarios) = score::load_inputs(inputs)?;
+    let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
+    let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
+    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?.to_path_buf();
+    let resolved = score::resolve::resolve(&corpora, &scenarios, Some(&catalog), &score::Selection::vllm(None));
+    let manifest_path = harness::gate::manifest_path();
+    let manifest = harness::gate::load_manifest(&manifest_path)?;
+    let mut rule = harness::blis::baseline::rule_of(&manifest, &manifest_path)?;
+    if let Some(n) = args.resamples {
+        rule.resamples = n;
+    }
+    // Any release's binary stands in for the template: each release gets its own.
+    let template_binary = listing.releases.first().map(|r| r.binary.clone()).unwrap_or_default();
+    let template = args.blis.options_for(template_binary, catalog, registry);
+    let form = template.form.unwrap_or_default();
+    let plan = history::plan(&resolved, &scenarios_dir, form);
+    let started = std::time::Instant::now();
+    let on_release = |tag: &str, col: &harness::blis::arm::Column, same_as: Option<&str>| {
+        if let Some(earlier) = same_as {
+            eprintln!("history: {tag}: the binary and files of {earlier}: its points, not simulated again");
+            return;
+        }
+        eprintln!(
+            "history: {tag}: {} points with a value, {} failed, {} ran, {} from the cache ({:.0} s so far)",
+            col.succeeded,
+            col.failed,
+            col.ran,
+            col.cached,
+            started.elapsed().as_secs_f64()
+        );
+    };
+    let settings = history::Settings {
+        resolved: &resolved,
+        plan,
+        template,
+        rule,
+        latency_model: args.latency_model.clone(),
+        on_release: &on_release,
+    };
+    let h = history::run(&listing, &settings)?;
+    let text = history::render::markdown(&h, &settings.plan);
+    if let Err(e) = std::io::stdout().lock().write_all(text.as_bytes()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(TaskError::Failed(e.into()));
+        }
+    }
+    if let Some(file) = &args.json {
+        let mut json = serde_json::to_string_pretty(&history::render::json(&h, &settings.plan))
+            .map_err(|e| TaskError::Failed(e.into()))?;
+        json.push('\n');
+        harness::atomic::write_report(file, json.as_bytes())?;
+    }
+    if let Some(file) = &args.report_html {
+        harness::atomic::write_report(file, history::html::render(&h, &settings.plan).as_bytes())?;
+        if file.as_os_str() != "-" {
+            eprintln!("HTML report written to {}", file.display());
+        }
+    }
+    eprintln!(
+        "history: {} releases, {} run through their own binary, in {:.0} s",
+        h.rows.len(),
+        h.distinct_runs,
+        started.elapsed().as_secs_f64()
+    );
+    if !h.rows.iter().any(|r| r.has_values()) {
+        eprintln!("history: no release has a value on any planned point (exit 1)");
+        return Ok(exit::FAILED);
+    }
+    Ok(exit::OK)
+}

@@ -1,0 +1,142 @@
+//! `cargo xtask history` over a folder of releases made here from the test double: wrapper
+//! scripts that start it with a knob of their own (a slow-down, garbage metrics on some
+//! points), beside entries that are not releases. Needs the team's corpora and the vendored
+//! trees (the headline selection); without them each trial is ignored with the reason, and
+//! under CI=true, where `.ci/run` supplies both, it fails instead.
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+
+mod support;
+
+fn main() {
+    let args = Arguments::from_args();
+    let trials = vec![
+        Trial::ignorable_test("history/double/names-the-first-worse-release-groups-and-rows-for-every-entry", || {
+            with_team_inputs(names_the_first_worse_release_groups_and_rows_for_every_entry)
+        }),
+        Trial::ignorable_test("history/double/an-empty-folder-is-an-error-naming-it", || {
+            with_team_inputs(an_empty_folder_is_an_error_naming_it)
+        }),
+    ];
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn team_inputs() -> Result<PathBuf, String> {
+    let corpora = std::env::var_os("BLIS_MEASUREMENTS")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .ok_or("needs BLIS_MEASUREMENTS (the team's corpora)")?;
+    let trees = support::root().join("testdata");
+    if !["catalog", "registry", "scenarios"].iter().all(|t| trees.join(t).is_dir()) {
+        return Err("needs the vendored trees (`cargo xtask vendor --from ../shared/blis-artifacts`)".into());
+    }
+    Ok(corpora)
+}
+
+fn with_team_inputs(test: fn(&Path) -> Result<(), Failed>) -> Result<Completion, Failed> {
+    match team_inputs() {
+        Ok(corpora) => test(&corpora).map(|()| Completion::Completed),
+        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
+            Err(format!("CI=true but this trial {why}; .ci/run supplies both").into())
+        }
+        Err(why) => Ok(Completion::ignored_with(why)),
+    }
+}
+
+fn history(corpora: &Path, cwd: &Path) -> assert_cmd::Command {
+    let trees = support::root().join("testdata");
+    let mut cmd = support::xtask(cwd);
+    cmd.args(["history", "--measurements"]).arg(corpora);
+    for tree in ["catalog", "registry", "scenarios"] {
+        cmd.arg(format!("--{tree}")).arg(trees.join(tree));
+    }
+    cmd
+}
+
+/// A release folder whose `blis` starts the double with `knobs` set.
+fn release(dir: &Path, tag: &str, double: &Path, knobs: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let folder = dir.join(tag);
+    std::fs::create_dir_all(&folder).unwrap();
+    let blis = folder.join("blis");
+    std::fs::write(&blis, format!("#!/bin/sh\n{knobs} exec '{}' \"$@\"\n", double.display())).unwrap();
+    std::fs::set_permissions(&blis, std::fs::Permissions::from_mode(0o755)).unwrap();
+    blis
+}
+
+fn names_the_first_worse_release_groups_and_rows_for_every_entry(corpora: &Path) -> Result<(), Failed> {
+    use std::os::unix::fs::PermissionsExt;
+    let double = harness::blis::double::build().map_err(|e| e.to_string())?;
+    let dir = tempfile::tempdir()?;
+    let releases = dir.path().join("releases");
+    // Written out of order: the history orders by version (v1.10.0 after v1.9.0).
+    release(&releases, "v1.10.0", &double, "BLIS_DOUBLE_MODE=malformed BLIS_DOUBLE_ONLY=gpt-oss");
+    release(&releases, "v1.9.0", &double, "BLIS_DOUBLE_SLOWDOWN=0.3");
+    std::fs::create_dir_all(releases.join("v1.9.1"))?;
+    std::fs::copy(releases.join("v1.9.0/blis"), releases.join("v1.9.1/blis"))?;
+    release(&releases, "v1.2.0", &double, "");
+    release(&releases, "iter27", &double, "");
+    let not_executable = release(&releases, "v1.0.0", &double, "");
+    std::fs::set_permissions(&not_executable, std::fs::Permissions::from_mode(0o644))?;
+    std::fs::write(releases.join("NOTES.txt"), "not a release")?;
+    let (json, html) = (dir.path().join("history.json"), dir.path().join("history.html"));
+    let out = history(corpora, dir.path())
+        .arg("--releases")
+        .arg(&releases)
+        .arg("--no-cache")
+        .arg("--json")
+        .arg(&json)
+        .arg("--report-html")
+        .arg(&html)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("| v1.9.1 | ").and(predicate::str::contains("(= v1.9.0, simulated once)")))
+        .stdout(predicate::str::contains("- v1.9.0, v1.9.1: byte-identical binaries"))
+        .stdout(predicate::str::contains("- all.tpot_shape: first worse at v1.9.0 (from v1.2.0)"))
+        .stdout(predicate::str::contains("- all.tpot_shape: first better at v1.10.0 (from v1.9.1)"))
+        .stdout(predicate::str::contains("- v1.9.0 -> v1.9.1: identical on every planned point"))
+        .stdout(predicate::str::contains("| iter27 | - | - | not a release: the tag `iter27` is not a version"))
+        .stdout(predicate::str::contains("| v1.0.0 | - | - | not a release: v1.0.0/blis is not executable (mode 644)"))
+        .stdout(predicate::str::contains("| NOTES.txt | - | - | not a release: a file, not a folder"))
+        .stdout(predicate::str::is_match(r"(?m)^- 28 sweeps: failed: c=\d+: ").unwrap())
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out)?;
+    // Version order, not string order, and no path of this machine in the report.
+    let at = |tag: &str| text.find(&format!("| {tag} | ")).unwrap_or(usize::MAX);
+    assert!(at("v1.2.0") < at("v1.9.0") && at("v1.9.0") < at("v1.9.1") && at("v1.9.1") < at("v1.10.0"), "{text}");
+    assert!(!text.contains(&dir.path().display().to_string()), "a machine path in the report:\n{text}");
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json)?)?;
+    let tags: Vec<&str> =
+        json["history"]["releases"].as_array().unwrap().iter().map(|r| r["tag"].as_str().unwrap()).collect();
+    assert_eq!(tags, ["v1.2.0", "v1.9.0", "v1.9.1", "v1.10.0", "NOTES.txt", "iter27", "v1.0.0"]);
+    assert_eq!(json["history"]["distinct_runs"], 3);
+    let first = &json["history"]["first_changes"];
+    assert!(first
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["figure"] == "all.tpot_shape" && f["direction"] == "worse" && f["release"] == "v1.9.0"));
+    let page = std::fs::read_to_string(&html)?;
+    for chart in ["history-all-tpot-shape", "history-all-ttft-mape"] {
+        assert!(page.contains(&format!("id=\"{chart}\"")), "no chart {chart}");
+    }
+    assert!(page.contains("Per sweep: BLIS TPOT shape error"));
+    Ok(())
+}
+
+fn an_empty_folder_is_an_error_naming_it(corpora: &Path) -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let empty = dir.path().join("none");
+    std::fs::create_dir(&empty)?;
+    history(corpora, dir.path())
+        .arg("--releases")
+        .arg(&empty)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("none: the folder is empty"));
+    Ok(())
+}
