@@ -39,9 +39,13 @@ pub enum Status {
 
 pub struct Ran {
     pub sha256: String,
-    /// The latency model every point ran with, and whether it was pinned or the release's
-    /// default read from its help.
+    /// The latency model every point ran with: the pin, else the release's default read from
+    /// its help, else `dialect::BUILT_IN_LATENCY_MODEL`.
     pub latency_model: String,
+    /// The names its `--latency-model` offers (empty: no such flag, or no list in its help).
+    pub latency_choices: Vec<String>,
+    /// It takes `--latency-model`.
+    pub takes_latency_flag: bool,
     pub column: Column,
     pub scored: Scored,
     /// The earlier release with the same binary and files whose points these are.
@@ -111,7 +115,7 @@ pub struct Group {
 pub enum GroupWhy {
     /// The same binary (and the same release files): simulated once.
     ByteIdentical { sha256: String },
-    /// Different binaries whose every planned point gave the same metrics.
+    /// Different binaries whose every planned point gave the same summary (TPOT, TTFT, counts).
     SameMetrics,
 }
 
@@ -122,8 +126,22 @@ pub struct Step {
     pub comparison: Comparison,
     /// Every planned point gave the same outcome (values and failures alike).
     pub identical: bool,
+    /// Identical, and every metrics file the same bytes too.
+    pub same_files: bool,
     /// The latency model that ran changed (`from`, `to`).
     pub latency_change: Option<(String, String)>,
+    /// Where the default latency model changed: the later release run again with the earlier
+    /// one's model pinned, which tells a change of default from a change of the model.
+    pub attribution: Option<Attribution>,
+}
+
+pub struct Attribution {
+    /// The model pinned on the later release (the earlier release's default).
+    pub pinned: String,
+    /// With it pinned, every planned point gave the earlier release's outcome.
+    pub same_as_earlier: bool,
+    /// The pinned run against the earlier release (by the rule), when they differ.
+    pub comparison: Option<Comparison>,
 }
 
 /// The first step at which a held figure moved beyond the margin, one way.
@@ -191,7 +209,7 @@ pub fn run(listing: &Listing, settings: &Settings) -> Result<History, TaskError>
     let mut distinct_runs = 0;
     for release in &listing.releases {
         let mut opts = settings.template.for_binary(release.binary.clone());
-        // MERGE: opts.latency_model = settings.latency_model.clone();
+        opts.latency_model = settings.latency_model.clone();
         let status = match run_release(&opts, settings, &identities, &rows) {
             Ok((ran, identity)) => {
                 if ran.same_as.is_none() {
@@ -244,12 +262,14 @@ fn run_release(
 ) -> Result<(Ran, String), String> {
     let sha256 = binary::digest(&opts.binary).map_err(|e| format!("{e:#}"))?;
     let identity = identity(&sha256, &opts.blis_root).map_err(|e| format!("{e:#}"))?;
-    let latency_model = latency_model(opts, &sha256)?;
+    let (latency_model, takes_latency_flag, latency_choices) = latency_model(opts, &sha256)?;
     if let Some((_, row)) = identities.iter().find(|(id, _)| *id == identity) {
         let earlier = rows[*row].ran().expect("identities name rows that ran");
         let ran = Ran {
             sha256,
             latency_model,
+            latency_choices,
+            takes_latency_flag,
             column: earlier.column.clone(),
             scored: earlier.scored.clone(),
             same_as: Some(rows[*row].tag.clone()),
@@ -263,7 +283,7 @@ fn run_release(
     let arms = score::headline_arms(&settings.resolved.corpora.e2e, Some(column.arm.clone()));
     let mut scored = score::score_resolved(settings.resolved, &arms);
     scored.resamples = settings.rule.resamples;
-    Ok((Ran { sha256, latency_model, column, scored, same_as: None }, identity))
+    Ok((Ran { sha256, latency_model, latency_choices, takes_latency_flag, column, scored, same_as: None }, identity))
 }
 
 /// The binary's SHA-256 and those of the release files beside it.
@@ -280,15 +300,20 @@ fn identity(sha256: &str, root: &std::path::Path) -> anyhow::Result<String> {
     Ok(id)
 }
 
-/// The latency model the release's points run with, read from its help.
-fn latency_model(opts: &RunOptions, sha256: &str) -> Result<String, String> {
+/// The latency model the release's points run with, whether it takes `--latency-model`, and
+/// the names it offers, read from its help.
+fn latency_model(opts: &RunOptions, sha256: &str) -> Result<(String, bool, Vec<String>), String> {
     let target = crate::blis::Target::detect(opts, &opts.binary, sha256).map_err(|e| match e {
         TaskError::Refused(r) => r.detail,
         TaskError::Failed(e) => format!("{e:#}"),
     })?;
     Ok(match &target {
-        crate::blis::Target::Flags(_release) => "default".to_string(), // MERGE
-        crate::blis::Target::Scenario => "the scenario's (scenario dialect)".into(),
+        crate::blis::Target::Flags(release) => (
+            release.latency_model_run(opts.latency_model.as_deref()),
+            release.latency_model.is_some(),
+            release.latency_model.as_ref().map(|m| m.choices.clone()).unwrap_or_default(),
+        ),
+        crate::blis::Target::Scenario => ("the scenario's (scenario dialect)".into(), false, Vec::new()),
     })
 }
 
@@ -310,21 +335,58 @@ fn steps(rows: &[Row], listing: &Listing, settings: &Settings) -> Result<Vec<Ste
             &settings.rule,
         )?;
         let identical = same_outcomes(&a.column, &b.column);
+        let same_files = identical && same_files(&a.column, &b.column);
         let latency_change =
             (a.latency_model != b.latency_model).then(|| (a.latency_model.clone(), b.latency_model.clone()));
-        steps.push(Step { from, to, comparison, identical, latency_change });
+        let offers = |r: &Ran, name: &str| {
+            r.takes_latency_flag && (r.latency_choices.is_empty() || r.latency_choices.iter().any(|c| c == name))
+        };
+        let attribution = match &latency_change {
+            Some((earlier, _)) if !identical && settings.latency_model.is_none() && offers(b, earlier) => {
+                let mut pinned = opts_of(&rows[to]);
+                pinned.latency_model = Some(earlier.clone());
+                let column = arm::column_of_plan(&settings.plan, &pinned)?;
+                let same_as_earlier = same_outcomes(&a.column, &column);
+                let comparison = if same_as_earlier {
+                    None
+                } else {
+                    Some(baseline::compare_columns(
+                        settings.resolved,
+                        (&pinned, &column),
+                        (&opts_of(&rows[from]), &a.column),
+                        &settings.rule,
+                    )?)
+                };
+                Some(Attribution { pinned: earlier.clone(), same_as_earlier, comparison })
+            }
+            _ => None,
+        };
+        steps.push(Step { from, to, comparison, identical, same_files, latency_change, attribution });
     }
     Ok(steps)
 }
 
-/// Every planned point has the same value, or fails the same way.
+/// Every planned point has the same summary (TPOT, TTFT, completions and the requests behind
+/// each mean), or fails the same way. The metrics files' bytes may differ: releases add
+/// fields the arm does not read (docs/releases.md).
 fn same_outcomes(a: &Column, b: &Column) -> bool {
+    let summary = |m: &crate::blis::PointMetrics| {
+        (m.tpot_ms.to_bits(), m.ttft_ms.to_bits(), m.completed, m.tpot_samples, m.ttft_samples)
+    };
     a.outcomes.len() == b.outcomes.len()
         && a.outcomes.iter().zip(&b.outcomes).all(|(x, y)| match (&x.result, &y.result) {
-            (Ok(m), Ok(n)) => m == n,
+            (Ok(m), Ok(n)) => summary(m) == summary(n),
             (Err(f), Err(g)) => f.kind == g.kind,
             _ => false,
         })
+}
+
+/// Every point with a value wrote the same metrics file, byte for byte.
+fn same_files(a: &Column, b: &Column) -> bool {
+    a.outcomes.iter().zip(&b.outcomes).all(|(x, y)| match (&x.result, &y.result) {
+        (Ok(m), Ok(n)) => m.metrics_sha256 == n.metrics_sha256,
+        _ => true,
+    })
 }
 
 /// Byte-identical releases, then releases with the same metrics on every point, each group

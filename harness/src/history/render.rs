@@ -136,7 +136,9 @@ fn groups(out: &mut String, h: &History) {
             GroupWhy::ByteIdentical { sha256 } => {
                 format!("byte-identical binaries (sha256 {}) and release files: simulated once", short(sha256))
             }
-            GroupWhy::SameMetrics => "different binaries; every planned point gave the same metrics".into(),
+            GroupWhy::SameMetrics => {
+                "different binaries; every planned point gave the same TPOT, TTFT and request counts".into()
+            }
         };
         let _ = writeln!(out, "- {}: {why}", g.tags.join(", "));
     }
@@ -159,11 +161,16 @@ fn steps(out: &mut String, h: &History) {
             None => String::new(),
         };
         if s.identical {
-            let _ = writeln!(out, "- {from} -> {to}: identical on every planned point{latency}");
+            let files =
+                if s.same_files { "" } else { " (the metrics files' bytes differ, in fields the arm does not read)" };
+            let _ = writeln!(out, "- {from} -> {to}: identical on every planned point{files}{latency}");
             continue;
         }
         let moved: Vec<_> = s.comparison.figures.iter().filter(|f| f.verdict != Verdict::NotComputed).collect();
         let _ = writeln!(out, "- {from} -> {to}: the metrics differ{latency}");
+        if let Some(line) = attribution_line(h, s) {
+            let _ = writeln!(out, "  - {line}");
+        }
         for f in moved {
             let interval = match &f.interval {
                 Some(Ok(i)) => intervals::bracket(i),
@@ -185,6 +192,31 @@ fn steps(out: &mut String, h: &History) {
     if h.steps.is_empty() {
         out.push_str("- fewer than two releases have values: nothing to compare\n");
     }
+}
+
+/// What pinning the earlier release's latency model on the later one showed.
+fn attribution_line(h: &History, s: &super::Step) -> Option<String> {
+    let a = s.attribution.as_ref()?;
+    let (from, to) = (&h.rows[s.from].tag, &h.rows[s.to].tag);
+    Some(match &a.comparison {
+        None => format!(
+            "{to} with --latency-model {} pinned gives {from}'s metrics on every planned point: the change of the default latency model alone moved these figures",
+            a.pinned
+        ),
+        Some(c) => {
+            let moved: Vec<String> = c
+                .figures
+                .iter()
+                .filter(|f| f.verdict != Verdict::NotComputed && f.delta() != Some(0.0))
+                .map(|f| format!("{} {} -> {} ({})", f.key, num(f.baseline), num(f.candidate), signed(f.delta())))
+                .collect();
+            format!(
+                "{to} with --latency-model {} pinned still differs from {from} ({}): the latency model itself changed, not only the default",
+                a.pinned,
+                if moved.is_empty() { "on some point".to_string() } else { moved.join("; ") }
+            )
+        }
+    })
 }
 
 fn firsts(out: &mut String, h: &History) {
@@ -212,9 +244,17 @@ fn firsts(out: &mut String, h: &History) {
                     let step = &h.steps[first.step];
                     let f =
                         step.comparison.figures.iter().find(|f| &f.key == figure).expect("the first names a figure");
-                    let cause = match &step.latency_change {
-                        Some((a, b)) => format!(" (the latency model that ran changed: {a} -> {b})"),
-                        None => " (the same latency model ran: the simulator or its files changed)".into(),
+                    let cause = match (&step.latency_change, &step.attribution) {
+                        (Some(_), Some(a)) if a.same_as_earlier => format!(
+                            " (a change of the default latency model alone: with {} pinned the two agree on every point)",
+                            a.pinned
+                        ),
+                        (Some(_), Some(a)) => format!(
+                            " (the default latency model changed, and with {} pinned the releases still differ: the model changed too)",
+                            a.pinned
+                        ),
+                        (Some((a, b)), None) => format!(" (the latency model that ran changed: {a} -> {b})"),
+                        (None, _) => " (the same latency model ran: the simulator or its files changed)".into(),
                     };
                     let _ = writeln!(
                         out,
@@ -362,7 +402,13 @@ pub fn json(h: &History, plan: &Plan) -> serde_json::Value {
                 "from": h.rows[s.from].tag,
                 "to": h.rows[s.to].tag,
                 "identical": s.identical,
+                "same_metrics_files": s.same_files,
                 "latency_model_change": s.latency_change.as_ref().map(|(a, b)| json!({"from": a, "to": b})),
+                "attribution": s.attribution.as_ref().map(|a| json!({
+                    "pinned": a.pinned,
+                    "same_as_earlier": a.same_as_earlier,
+                    "comparison": a.comparison.as_ref().map(|c| c.json()),
+                })),
                 "comparison": s.comparison.json(),
             })
         })
