@@ -6,9 +6,10 @@
 mod support;
 use support::blis as blis_support;
 
-use harness::blis::{arm, baseline, CacheMode, FixtureSet, ProgressMode, RunOptions};
+use harness::blis::{arm, baseline, sensitivity, CacheMode, FixtureSet, ProgressMode, RunOptions};
 use harness::inputs::{Flags, InputKind, Inputs};
 use harness::score::{self, Selection};
+use harness::task::Value;
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::collections::BTreeSet;
 
@@ -164,6 +165,89 @@ fn slower_double_flagged_worse() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Issue 18: the sensitivity table's baseline and rows share one form, the headline's, and one
+/// n, the headline's. The flag-dialect double stands in for inference-sim f90a1e3a: its release
+/// folder knows only H100 and llama-3.1-70b-instruct, so it models the 9 h100 fp8 llama sweeps
+/// (all monotone), as the release does. The headline's BLIS column over them is computed as
+/// `task_headline` computes it (`arm::column`, then `score_split`'s `with_blis`); every row of
+/// the table must name that column's form and carry its four comparison counts.
+fn sensitivity_rows_share_the_headline_form_and_n() -> Result<(), Failed> {
+    let release = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let cache = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let root = release.path();
+    let write = |path: &str, text: &str| -> Result<(), Failed> {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| e.to_string())?;
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()).into())
+    };
+    write("hardware_config.json", r#"{"H100": {"MemoryGiB": 80.0}}"#)?;
+    write("defaults.yaml", "defaults:\n  meta-llama/llama-3.1-70b-instruct:\n    GPU: H100\n")?;
+    write("model_configs/llama-3.1-70b-instruct/config.json", blis_support::SYNTHETIC_MODEL_CONFIG)?;
+    let double = blis_support::double();
+    let inputs = Inputs::from_process(&Flags { blis: Some(double.clone()), ..Flags::default() });
+    let need =
+        |kind| inputs.require_dir(kind, "the sensitivity test").map(|d| d.to_path_buf()).map_err(|e| e.to_string());
+    let (catalog, registry, scenarios_dir) =
+        (need(InputKind::Catalog)?, need(InputKind::Registry)?, need(InputKind::Scenarios)?);
+    let mut opts = RunOptions::new(double, catalog, registry);
+    opts.blis_root = root.to_path_buf();
+    opts.cache = CacheMode::ReadWrite(cache.path().into());
+    opts.progress = ProgressMode::Silent;
+    opts.child_env = vec![("BLIS_DOUBLE_DIALECT".into(), "flags".into())];
+
+    // The headline's BLIS column and its counts, as task_headline computes them.
+    let (corpora, scenarios) = score::load_inputs(&inputs).map_err(|e| e.to_string())?;
+    let resolved = score::resolve::resolve(&corpora, &scenarios, Some(&opts.catalog), &Selection::vllm(None));
+    let col = arm::column(&resolved.sweeps, &scenarios_dir, &opts).map_err(|e| e.to_string())?;
+    if (col.modelled_sweeps, col.failed) != (9, 0) {
+        return Err(
+            format!("{} sweeps modelled, {} failed points: {:?}", col.modelled_sweeps, col.failed, col.notes).into()
+        );
+    }
+    let headline = score::headline_output(&score::score_split(&resolved, col.arm.clone()).with_blis);
+
+    let table = arm::task_sensitivity_with(&inputs, Some(opts)).map_err(|e| e.to_string())?;
+    let mut wrong = Vec::new();
+    let value = |key: &str| table.values.get(&format!("release.{key}")).cloned();
+    let form = Some(Value::Text(col.form.name().to_string()));
+    if value("form") != form {
+        wrong.push(format!("baseline form {:?}, the headline's is {:?}", value("form"), form));
+    }
+    for (row, headline_key) in [("n", "all.n_shape")] {
+        if value(row) != headline.values.get(headline_key).cloned() {
+            wrong.push(format!(
+                "{row} {:?}, the headline's {headline_key} {:?}",
+                value(row),
+                headline.values.get(headline_key)
+            ));
+        }
+    }
+    for v in sensitivity::variants() {
+        let key = v.key();
+        if value(&format!("{key}.form")) != form {
+            wrong.push(format!("{}: form {:?}, the headline's {:?}", v.name(), value(&format!("{key}.form")), form));
+        }
+        for (count, headline_key) in [
+            ("n", "all.n_shape"),
+            ("n_mape", "all.n_mape"),
+            ("n_ttft_shape", "all.n_ttft_shape"),
+            ("n_ttft_mape", "all.n_ttft_mape"),
+        ] {
+            let (ours, theirs) = (value(&format!("{key}.{count}")), headline.values.get(headline_key).cloned());
+            if ours.is_none() || ours != theirs {
+                wrong.push(format!("{}: {count} {ours:?}, the headline's {headline_key} {theirs:?}", v.name()));
+            }
+        }
+    }
+    if value("rows_agree_on_n") != Some(Value::Check(true)) {
+        wrong.push("rows_agree_on_n is not true".into());
+    }
+    if !wrong.is_empty() {
+        return Err(format!("{}\n{}", wrong.join("\n"), table.report).into());
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     let missing = support::missing_corpora();
@@ -172,6 +256,10 @@ fn main() {
         Trial::test("blis_arm/vllm/five_sweeps_scored_with_the_double", five_sweeps_scored_with_the_double),
         Trial::test("blis_arm/baseline/double_against_itself_no_difference_from_cache", double_against_itself),
         Trial::test("blis_arm/baseline/double_slowdown_flagged_worse_naming_sweeps", slower_double_flagged_worse),
+        Trial::test(
+            "blis_arm/sensitivity/rows_share_the_headline_form_and_n",
+            sensitivity_rows_share_the_headline_form_and_n,
+        ),
     ];
     let trials = trials.into_iter().map(|t| support::unless_missing(t, missing.as_deref())).collect();
     libtest_mimic::run(&args, trials).exit();

@@ -378,8 +378,10 @@ fn is_monotone(sweep: &crate::corpus::e2e::Sweep) -> bool {
 
 /// The sensitivity figure (harness/figures.yaml, task `sensitivity`): the vLLM sweeps whose
 /// measured TPOT rises monotonically, every row of `sensitivity::variants()` run through the
-/// binary, each row scored by the corpus scorer (BLIS arm only, monotone sweeps, TPOT and TTFT
-/// shape, mean |e|). `n` is the TPOT-shape comparison count of the baseline.
+/// binary in the headline's form, each row scored as the headline scores its BLIS column (every
+/// arm, the headline's resolution) over the monotone sweeps (TPOT and TTFT shape, mean |e|, and
+/// the four comparison counts). `n` is the TPOT-shape comparison count of the baseline; every
+/// row names its form and must match the baseline's form and counts.
 pub fn task_sensitivity(inputs: &crate::inputs::Inputs) -> crate::task::TaskResult {
     task_sensitivity_with(inputs, None)
 }
@@ -397,9 +399,15 @@ pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOpti
     let (corpora, scenarios) = crate::score::load_inputs(inputs)?;
     let fixtures = FixtureSet::committed()?;
     let selection = Selection::vllm(None);
-    let resolved = resolve::resolve(&corpora, &scenarios, Some(&catalog), &selection);
+    let opts = run.unwrap_or_else(|| {
+        let mut opts = RunOptions::new(binary, catalog, registry);
+        opts.progress = super::ProgressMode::Quiet;
+        opts
+    });
+    // The sweeps resolved as the headline resolves them (`task_headline`: the run's catalog),
+    // so a row is scored over the headline's sweeps, cut to the monotone ones.
+    let resolved = resolve::resolve(&corpora, &scenarios, Some(&opts.catalog), &selection);
     let mut plan = plan(&resolved.sweeps, &scenarios_dir, &fixtures, 0);
-    let catalog = run.as_ref().map_or(catalog, |o| o.catalog.clone());
     let monotone: std::collections::BTreeSet<(String, String)> = corpora
         .e2e
         .sweeps
@@ -411,11 +419,6 @@ pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOpti
     plan.points.retain(|(k, _)| keep(k));
     plan.unplannable.retain(|(k, _)| keep(k));
     let keys: Vec<PointKey> = plan.points.iter().map(|(k, _)| k.clone()).collect();
-    let opts = run.unwrap_or_else(|| {
-        let mut opts = RunOptions::new(binary, catalog, registry);
-        opts.progress = super::ProgressMode::Quiet;
-        opts
-    });
     // Every row in one form, the headline's (`--form`, default `LengthForm::default()`): the
     // rows are compared with the headline, so they state lengths as it does.
     let form = opts.form.unwrap_or_default();
@@ -446,13 +449,19 @@ pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOpti
         .zip(base)
         .filter(|(k, _)| !not_modelled.contains(&(k.scenario.clone(), k.label.clone())))
         .unzip();
+    // Each row scored as the headline scores its BLIS column (`score_split`'s `with_blis`:
+    // every arm, so a sweep any arm lacks is dropped as the headline drops it), over the
+    // monotone sweeps; BLIS is arm 0 of `headline_arms`.
     let score = |_: &[PointSpec], outcomes: &[PointOutcome]| -> anyhow::Result<super::sensitivity::RowScore> {
-        let arms = [arm_values(&keys, outcomes, &plan.unplannable)];
-        let scored = crate::score::score(&corpora, &scenarios, &arms, &selection);
+        let blis = arm_values(&keys, outcomes, &plan.unplannable);
+        let scored = crate::score::score_resolved(&resolved, &crate::score::headline_arms(&corpora.e2e, Some(blis)));
         let agg = scored.aggregate(scored.sweeps.iter().filter(|s| s.monotone));
         let mean = |m: ErrorMetric| agg.mean_abs.get(&(0, m)).copied().flatten();
         Ok(super::sensitivity::RowScore {
             n: agg.n[&ErrorMetric::TpotShape] as u64,
+            n_mape: agg.n[&ErrorMetric::TpotMape] as u64,
+            n_ttft_shape: agg.n[&ErrorMetric::TtftShape] as u64,
+            n_ttft_mape: agg.n[&ErrorMetric::TtftMape] as u64,
             tpot_shape: mean(ErrorMetric::TpotShape).ok_or_else(|| anyhow::anyhow!("no TPOT shape comparisons"))?,
             ttft_shape: mean(ErrorMetric::TtftShape).ok_or_else(|| anyhow::anyhow!("no TTFT shape comparisons"))?,
             tpot_ci: agg.interval.get(&(0, ErrorMetric::TpotShape)).and_then(|c| c.as_ref().ok()).copied(),

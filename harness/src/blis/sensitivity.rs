@@ -2,11 +2,13 @@
 //! baseline, then one setting at a time -- max_num_seqs x2, x4, /2, the token budget
 //! (max_num_batched_tokens) x2, /2, each at least 1 -- and the reproduction manual's rows that
 //! re-score with the numpy seed 1..4 length fixtures. Each row has n, TPOT shape, TTFT shape
-//! and their deltas from the baseline; a row whose n differs from the baseline's fails.
+//! and their deltas from the baseline; a row whose n (any of its four counts) or whose form
+//! differs from the baseline's fails. Every row names the form its points state lengths in.
 //!
 //! Scoring is injected (`score`): the corpus scorer owns the shape definitions; this module
 //! only generates the variants, runs them in one pool and renders the table.
 
+use super::workload::LengthForm;
 use super::{run_points, EngineSettings, PointOutcome, PointSpec, RunOptions};
 use crate::task::TaskError;
 use anyhow::Result;
@@ -83,8 +85,13 @@ impl Variant {
 /// What the injected scorer returns for one row's points.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RowScore {
-    /// Scored points (comparisons) after sweeps with a failed point were dropped.
+    /// Scored points (comparisons) after sweeps with a failed point were dropped: TPOT shape.
     pub n: u64,
+    /// The other three comparison counts, as the headline names them (`n_mape`,
+    /// `n_ttft_shape`, `n_ttft_mape`): TPOT MAPE, TTFT shape, TTFT MAPE.
+    pub n_mape: u64,
+    pub n_ttft_shape: u64,
+    pub n_ttft_mape: u64,
     pub tpot_shape: f64,
     pub ttft_shape: f64,
     /// 95% bootstrap intervals over the row's sweeps (`harness::score::intervals`); `None`
@@ -96,7 +103,28 @@ pub struct RowScore {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     pub variant: Variant,
+    /// The one form every point of the row states its lengths in; `None` when they mix forms
+    /// (the row then fails).
+    pub form: Option<LengthForm>,
     pub score: Result<RowScore, String>,
+}
+
+impl RowScore {
+    /// The four comparison counts by the headline's names (`n_shape` is `n`).
+    pub fn counts(&self) -> [(&'static str, u64); 4] {
+        [
+            ("n_shape", self.n),
+            ("n_mape", self.n_mape),
+            ("n_ttft_shape", self.n_ttft_shape),
+            ("n_ttft_mape", self.n_ttft_mape),
+        ]
+    }
+}
+
+/// The form all of `points` are in, if they share one.
+pub fn one_form(points: &[PointSpec]) -> Option<LengthForm> {
+    let first = points.first()?.form;
+    points.iter().all(|p| p.form == first).then_some(first)
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -143,6 +171,7 @@ pub fn sensitivity(
         .into_iter()
         .map(|(variant, start, len)| Row {
             variant,
+            form: one_form(&all[start..start + len]),
             score: score(&all[start..start + len], &report.outcomes[start..start + len]).map_err(|e| format!("{e:#}")),
         })
         .collect();
@@ -154,24 +183,40 @@ impl SensitivityTable {
         self.rows.iter().find(|r| r.variant == Variant::Baseline).and_then(|r| r.score.as_ref().ok())
     }
 
-    /// Rows that fail: a scoring error, or an n different from the baseline's.
+    /// The baseline row's form (every row must share it).
+    pub fn form(&self) -> Option<LengthForm> {
+        self.rows.iter().find(|r| r.variant == Variant::Baseline).and_then(|r| r.form)
+    }
+
+    /// Rows that fail: a scoring error, points in more than one form or another form than the
+    /// baseline's, or a count (any of the four n) different from the baseline's.
     pub fn failures(&self) -> Vec<String> {
-        let base_n = self.baseline().map(|b| b.n);
-        self.rows
-            .iter()
-            .filter_map(|r| match (&r.score, base_n) {
-                (Err(e), _) => Some(format!("{}: {e}", r.variant.name())),
-                (Ok(s), Some(n)) if s.n != n => {
-                    Some(format!("{}: n = {} differs from the baseline's {n}", r.variant.name(), s.n))
-                }
-                (Ok(_), None) => Some(format!("{}: no baseline to compare with", r.variant.name())),
-                _ => None,
-            })
-            .collect()
+        self.rows.iter().filter_map(|r| self.row_failure(r).map(|why| format!("{}: {why}", r.variant.name()))).collect()
+    }
+
+    /// Why one row fails, if it does.
+    fn row_failure(&self, row: &Row) -> Option<String> {
+        let s = match &row.score {
+            Err(e) => return Some(e.clone()),
+            Ok(s) => s,
+        };
+        let Some(form) = row.form else { return Some("its points are not in one form".into()) };
+        if let Some(base) = self.form().filter(|&b| b != form) {
+            return Some(format!("form {} differs from the baseline's {}", form.name(), base.name()));
+        }
+        let Some(base) = self.baseline() else { return Some("no baseline to compare with".into()) };
+        s.counts().iter().zip(base.counts()).find(|(a, b)| a.1 != b.1).map(|((name, v), (_, b))| {
+            if *name == "n_shape" {
+                format!("n = {v} differs from the baseline's {b}")
+            } else {
+                format!("{name} = {v} differs from the baseline's {b}")
+            }
+        })
     }
 
     /// The task output the gate reads (harness/figures.yaml, task `sensitivity`): the table as
-    /// the report; `n` (the baseline's), `rows_agree_on_n`, and per row `<key>.n`,
+    /// the report; `n` (the baseline's), `form` (the baseline's), `rows_agree_on_n`, and per
+    /// row `<key>.form`, `<key>.n`, `<key>.n_mape`, `<key>.n_ttft_shape`, `<key>.n_ttft_mape`,
     /// `<key>.tpot_shape`, `<key>.ttft_shape` (the baseline is `seed0`).
     pub fn output(&self) -> crate::task::TaskOutput {
         let mut out =
@@ -179,11 +224,20 @@ impl SensitivityTable {
         if let Some(base) = self.baseline() {
             out.count("n", base.n);
         }
+        if let Some(form) = self.form() {
+            out.text("form", form.name());
+        }
         out.check("rows_agree_on_n", self.failures().is_empty());
         for row in &self.rows {
+            let key = row.variant.key();
+            if let Some(form) = row.form {
+                out.text(format!("{key}.form"), form.name());
+            }
             if let Ok(s) = &row.score {
-                let key = row.variant.key();
                 out.count(format!("{key}.n"), s.n);
+                for (name, v) in &s.counts()[1..] {
+                    out.count(format!("{key}.{name}"), *v);
+                }
                 out.number(format!("{key}.tpot_shape"), s.tpot_shape);
                 out.number(format!("{key}.ttft_shape"), s.ttft_shape);
                 for (name, ci) in [("tpot_shape", s.tpot_ci), ("ttft_shape", s.ttft_ci)] {
@@ -197,17 +251,20 @@ impl SensitivityTable {
         out
     }
 
-    /// Fixed-width text, shapes in percent to 2 decimals, deltas signed.
+    /// Fixed-width text: the row's form, n (TPOT shape) and n_mape, shapes in percent to 2
+    /// decimals, deltas signed. The TTFT counts are in the values and the status.
     pub fn render(&self) -> String {
         let mut out = format!(
-            "{:<18} {:>6} {:>11} {:>16} {:>8} {:>11} {:>16} {:>8}  {}\n",
-            "variant", "n", "tpot_shape%", "95%", "delta", "ttft_shape%", "95%", "delta", "status"
+            "{:<18} {:<13} {:>6} {:>6} {:>11} {:>16} {:>8} {:>11} {:>16} {:>8}  {}\n",
+            "variant", "form", "n", "n_mape", "tpot_shape%", "95%", "delta", "ttft_shape%", "95%", "delta", "status"
         );
         let ci = |i: Option<oracles::bootstrap::Interval>| {
             i.map_or("-".to_string(), |i| crate::score::intervals::bracket(&i))
         };
         let base = self.baseline().copied();
         for row in &self.rows {
+            let form = row.form.map_or("mixed", |f| f.name());
+            let status = self.row_failure(row).map_or("ok".to_string(), |why| format!("FAIL: {why}"));
             match &row.score {
                 Ok(s) => {
                     // Deltas rounded to the printed precision first, so no "-0.00".
@@ -215,15 +272,12 @@ impl SensitivityTable {
                     let (dt, df) = base.map_or((f64::NAN, f64::NAN), |b| {
                         (delta(s.tpot_shape, b.tpot_shape), delta(s.ttft_shape, b.ttft_shape))
                     });
-                    let status = match base {
-                        Some(b) if b.n != s.n => format!("FAIL: n differs from the baseline's {}", b.n),
-                        Some(_) => "ok".to_string(),
-                        None => "FAIL: no baseline".to_string(),
-                    };
                     out += &format!(
-                        "{:<18} {:>6} {:>11.2} {:>16} {:>+8.2} {:>11.2} {:>16} {:>+8.2}  {status}\n",
+                        "{:<18} {:<13} {:>6} {:>6} {:>11.2} {:>16} {:>+8.2} {:>11.2} {:>16} {:>+8.2}  {status}\n",
                         row.variant.name(),
+                        form,
                         s.n,
+                        s.n_mape,
                         s.tpot_shape,
                         ci(s.tpot_ci),
                         dt,
@@ -232,10 +286,12 @@ impl SensitivityTable {
                         df
                     );
                 }
-                Err(e) => {
+                Err(_) => {
                     out += &format!(
-                        "{:<18} {:>6} {:>11} {:>16} {:>8} {:>11} {:>16} {:>8}  FAIL: {e}\n",
+                        "{:<18} {:<13} {:>6} {:>6} {:>11} {:>16} {:>8} {:>11} {:>16} {:>8}  {status}\n",
                         row.variant.name(),
+                        form,
+                        "-",
                         "-",
                         "-",
                         "-",
@@ -267,15 +323,85 @@ mod tests {
 
     #[test]
     fn a_row_with_another_n_fails() {
-        let score = |n| Ok(RowScore { n, tpot_shape: 1.0, ttft_shape: 2.0, tpot_ci: None, ttft_ci: None });
+        let score = |n, n_ttft_shape| {
+            Ok(RowScore {
+                n,
+                n_mape: n + 1,
+                n_ttft_shape,
+                n_ttft_mape: n + 1,
+                tpot_shape: 1.0,
+                ttft_shape: 2.0,
+                tpot_ci: None,
+                ttft_ci: None,
+            })
+        };
+        let uniform = Some(LengthForm::Uniform);
         let table = SensitivityTable {
             rows: vec![
-                Row { variant: Variant::Baseline, score: score(10) },
-                Row { variant: Variant::NumpySeed(1), score: score(9) },
+                Row { variant: Variant::Baseline, form: uniform, score: score(10, 10) },
+                Row { variant: Variant::NumpySeed(1), form: uniform, score: score(9, 9) },
+                Row { variant: Variant::NumpySeed(2), form: uniform, score: score(10, 8) },
+                Row { variant: Variant::NumpySeed(3), form: uniform, score: score(10, 10) },
             ],
             records: Vec::new(),
         };
-        assert_eq!(table.failures().len(), 1);
-        assert!(table.render().contains("FAIL: n differs"));
+        assert_eq!(
+            table.failures(),
+            [
+                "numpy seed 1: n = 9 differs from the baseline's 10",
+                "numpy seed 2: n_ttft_shape = 8 differs from the baseline's 10"
+            ]
+        );
+        assert!(table.render().contains("FAIL: n = 9 differs"));
+    }
+
+    #[test]
+    fn a_row_in_another_form_or_mixed_forms_fails() {
+        let score = Ok(RowScore {
+            n: 4,
+            n_mape: 6,
+            n_ttft_shape: 4,
+            n_ttft_mape: 6,
+            tpot_shape: 1.0,
+            ttft_shape: 2.0,
+            tpot_ci: None,
+            ttft_ci: None,
+        });
+        let row = |variant, form| Row { variant, form, score: score.clone() };
+        let table = SensitivityTable {
+            rows: vec![
+                row(Variant::Baseline, Some(LengthForm::Uniform)),
+                row(Variant::MaxNumSeqsTimes(2), Some(LengthForm::Uniform)),
+                row(Variant::NumpySeed(1), Some(LengthForm::Vectors)),
+                row(Variant::NumpySeed(2), None),
+            ],
+            records: Vec::new(),
+        };
+        assert_eq!(
+            table.failures(),
+            [
+                "numpy seed 1: form vectors differs from the baseline's uniform",
+                "numpy seed 2: its points are not in one form"
+            ]
+        );
+        let out = table.output();
+        assert_eq!(out.values["form"], crate::task::Value::Text("uniform".into()));
+        assert_eq!(out.values["seed1.form"], crate::task::Value::Text("vectors".into()));
+        assert_eq!(out.values["rows_agree_on_n"], crate::task::Value::Check(false));
+        let engine =
+            EngineSettings { max_num_seqs: 1, max_num_batched_tokens: 8, block_size: 16, enable_prefix_caching: false };
+        let point = |form| PointSpec {
+            scenario_file: "s.yaml".into(),
+            engine,
+            isl: 8,
+            osl: 8,
+            concurrency: 1,
+            seed: 0,
+            input_lens: vec![8; 10],
+            output_lens: vec![8; 10],
+            form,
+        };
+        assert_eq!(one_form(&[point(LengthForm::Vectors), point(LengthForm::Vectors)]), Some(LengthForm::Vectors));
+        assert_eq!(one_form(&[point(LengthForm::Vectors), point(LengthForm::Uniform)]), None);
     }
 }

@@ -24,7 +24,7 @@ fn toy_score(points: &[PointSpec], outcomes: &[PointOutcome]) -> Result<RowScore
             Err(_) => dropped.push(p.scenario_name()),
         }
     }
-    let (mut n, mut tpot, mut ttft) = (0u64, 0.0, 0.0);
+    let (mut n, mut points_kept, mut tpot, mut ttft) = (0u64, 0u64, 0.0, 0.0);
     // Per sweep, the toy figure's sum and count: the interval is of the toy's own pooled mean.
     let (mut tpot_sweeps, mut ttft_sweeps) = (Vec::new(), Vec::new());
     for (name, mut rows) in sweeps {
@@ -33,6 +33,7 @@ fn toy_score(points: &[PointSpec], outcomes: &[PointOutcome]) -> Result<RowScore
         }
         rows.sort_by_key(|r| r.0);
         let anchor = rows[0];
+        points_kept += rows.len() as u64;
         let (mut st, mut sf) = (0.0, 0.0);
         for r in &rows[1..] {
             n += 1;
@@ -50,6 +51,9 @@ fn toy_score(points: &[PointSpec], outcomes: &[PointOutcome]) -> Result<RowScore
     }
     Ok(RowScore {
         n,
+        n_mape: points_kept,
+        n_ttft_shape: n,
+        n_ttft_mape: points_kept,
         tpot_shape: tpot / n as f64,
         ttft_shape: ttft / n as f64,
         tpot_ci: ci(&tpot_sweeps),
