@@ -412,6 +412,7 @@ fn determinism(bin: &Path) -> Result<(), Failed> {
         catalog: Some(d.join("catalog")),
         registry: Some(d.join("registry")),
         measurements: None,
+        releases: None,
     });
     let out = blis::task_determinism(&inputs).map_err(|e| fail(format!("{e:?}")))?;
     match out.values.get("bit_identical") {

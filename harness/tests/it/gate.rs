@@ -92,6 +92,7 @@ fn inputs_with_dirs(dir: &Path) -> Inputs {
             registry: Some(dir.join("r")),
             scenarios: Some(dir.join("s")),
             blis: None,
+            releases: None,
         },
         |_| None,
     )

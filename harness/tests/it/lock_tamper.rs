@@ -62,6 +62,7 @@ impl Fixture {
             registry: vendored(InputKind::Registry, "registry"),
             scenarios: vendored(InputKind::Scenarios, "scenarios"),
             blis: None,
+            releases: None,
         }
     }
 
