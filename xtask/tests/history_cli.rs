@@ -4,7 +4,7 @@
 //! trees (the headline selection); without them each trial is ignored with the reason, and
 //! under CI=true, where `.ci/run` supplies both, it fails instead.
 
-use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use libtest_mimic::{Arguments, Failed, Trial};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -14,35 +14,13 @@ fn main() {
     let args = Arguments::from_args();
     let trials = vec![
         Trial::ignorable_test("history/double/names-the-first-worse-release-groups-and-rows-for-every-entry", || {
-            with_team_inputs(names_the_first_worse_release_groups_and_rows_for_every_entry)
+            support::with_team_inputs(names_the_first_worse_release_groups_and_rows_for_every_entry)
         }),
         Trial::ignorable_test("history/double/an-empty-folder-is-an-error-naming-it", || {
-            with_team_inputs(an_empty_folder_is_an_error_naming_it)
+            support::with_team_inputs(an_empty_folder_is_an_error_naming_it)
         }),
     ];
     libtest_mimic::run(&args, trials).exit();
-}
-
-fn team_inputs() -> Result<PathBuf, String> {
-    let corpora = std::env::var_os("BLIS_MEASUREMENTS")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .ok_or("needs BLIS_MEASUREMENTS (the team's corpora)")?;
-    let trees = support::root().join("testdata");
-    if !["catalog", "registry", "scenarios"].iter().all(|t| trees.join(t).is_dir()) {
-        return Err("needs the vendored trees (`cargo xtask vendor --from ../shared/blis-artifacts`)".into());
-    }
-    Ok(corpora)
-}
-
-fn with_team_inputs(test: fn(&Path) -> Result<(), Failed>) -> Result<Completion, Failed> {
-    match team_inputs() {
-        Ok(corpora) => test(&corpora).map(|()| Completion::Completed),
-        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
-            Err(format!("CI=true but this trial {why}; .ci/run supplies both").into())
-        }
-        Err(why) => Ok(Completion::ignored_with(why)),
-    }
 }
 
 fn history(corpora: &Path, cwd: &Path) -> assert_cmd::Command {

@@ -3,22 +3,22 @@
 //! CI=true, where `.ci/run` supplies both, a missing input fails the trial instead.
 
 use assert_cmd::Command;
-use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use libtest_mimic::{Arguments, Failed, Trial};
 use predicates::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn main() {
     let args = Arguments::from_args();
     let trials = vec![
         Trial::ignorable_test("reproduce/corpus/every-corpus-figure-reproduces", || {
-            with_team_inputs(every_corpus_figure_reproduces)
+            support::with_team_inputs(every_corpus_figure_reproduces)
         }),
         Trial::ignorable_test("reproduce/corpus/an-edited-published-total-exits-one-naming-it", || {
-            with_team_inputs(an_edited_published_total_exits_one_naming_it)
+            support::with_team_inputs(an_edited_published_total_exits_one_naming_it)
         }),
         Trial::ignorable_test(
             "reproduce/corpus/a-release-modelling-some-sweeps-reproduces-what-the-corpora-reproduce",
-            || with_team_inputs(a_release_modelling_some_sweeps_reproduces_what_the_corpora_reproduce),
+            || support::with_team_inputs(a_release_modelling_some_sweeps_reproduces_what_the_corpora_reproduce),
         ),
     ];
     libtest_mimic::run(&args, trials).exit();
@@ -26,29 +26,6 @@ fn main() {
 
 mod support;
 use support::root as workspace_root;
-
-/// The team's corpora and the vendored trees, or why they are not here.
-fn team_inputs() -> Result<PathBuf, String> {
-    let corpora = std::env::var_os("BLIS_MEASUREMENTS")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .ok_or("needs BLIS_MEASUREMENTS (the team's corpora)")?;
-    let trees = workspace_root().join("testdata");
-    if !["catalog", "registry", "scenarios"].iter().all(|t| trees.join(t).is_dir()) {
-        return Err("needs the vendored trees (`cargo xtask vendor --from ../shared/blis-artifacts`)".into());
-    }
-    Ok(corpora)
-}
-
-fn with_team_inputs(test: fn(&Path) -> Result<(), Failed>) -> Result<Completion, Failed> {
-    match team_inputs() {
-        Ok(corpora) => test(&corpora).map(|()| Completion::Completed),
-        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
-            Err(format!("CI=true but this trial {why}; .ci/run supplies both").into())
-        }
-        Err(why) => Ok(Completion::ignored_with(why)),
-    }
-}
 
 fn reproduce(corpora: &Path) -> Command {
     let trees = workspace_root().join("testdata");

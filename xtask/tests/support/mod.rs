@@ -36,3 +36,30 @@ pub fn xtask_without_corpora(cwd: &Path) -> assert_cmd::Command {
     cmd.env("BLIS_MEASUREMENTS", "");
     cmd
 }
+
+/// The team's corpora and the vendored trees, or why they are not here.
+pub fn team_inputs() -> Result<PathBuf, String> {
+    let corpora = std::env::var_os("BLIS_MEASUREMENTS")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .ok_or("needs BLIS_MEASUREMENTS (the team's corpora)")?;
+    let trees = root().join("testdata");
+    if !["catalog", "registry", "scenarios"].iter().all(|t| trees.join(t).is_dir()) {
+        return Err("needs the vendored trees (`cargo xtask vendor --from ../shared/blis-artifacts`)".into());
+    }
+    Ok(corpora)
+}
+
+/// Runs `test` on the team's corpora; without them the trial is ignored with the reason, and
+/// under CI=true, where `.ci/run` supplies both, it fails instead.
+pub fn with_team_inputs(
+    test: fn(&Path) -> Result<(), libtest_mimic::Failed>,
+) -> Result<libtest_mimic::Completion, libtest_mimic::Failed> {
+    match team_inputs() {
+        Ok(corpora) => test(&corpora).map(|()| libtest_mimic::Completion::Completed),
+        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
+            Err(format!("CI=true but this trial {why}; .ci/run supplies both").into())
+        }
+        Err(why) => Ok(libtest_mimic::Completion::ignored_with(why)),
+    }
+}
