@@ -19,6 +19,17 @@ fn main() {
         Trial::ignorable_test("history/double/an-empty-folder-is-an-error-naming-it", || {
             support::with_team_inputs(an_empty_folder_is_an_error_naming_it)
         }),
+        Trial::ignorable_test("history/double/the-html-page-loads-in-headless-chromium-with-no-console-error", || {
+            match harness::report_html::browser::find_chromium() {
+                Some(_) => support::with_team_inputs(the_html_page_loads_in_headless_chromium),
+                None if std::env::var("CI").as_deref() == Ok("true") => {
+                    Err("CI=true but no chromium on PATH; .ci/run installs Debian's `chromium`".into())
+                }
+                None => Ok(libtest_mimic::Completion::ignored_with(
+                    "needs chromium on PATH (Debian: apt-get install -y chromium)",
+                )),
+            }
+        }),
     ];
     libtest_mimic::run(&args, trials).exit();
 }
@@ -116,5 +127,30 @@ fn an_empty_folder_is_an_error_naming_it(corpora: &Path) -> Result<(), Failed> {
         .assert()
         .code(1)
         .stderr(predicate::str::contains("none: the folder is empty"));
+    Ok(())
+}
+
+/// The history page of two releases (the second slower, so a step with a change is drawn) in a
+/// real browser: no network request, no console error, and the charts and grid are there.
+fn the_html_page_loads_in_headless_chromium(corpora: &Path) -> Result<(), Failed> {
+    let chromium = harness::report_html::browser::find_chromium().ok_or("chromium left PATH")?;
+    let double = harness::blis::double::build().map_err(|e| e.to_string())?;
+    let dir = tempfile::tempdir()?;
+    let releases = dir.path().join("releases");
+    release(&releases, "v2.0.0", &double, "");
+    release(&releases, "v2.1.0", &double, "BLIS_DOUBLE_SLOWDOWN=0.3");
+    let page = dir.path().join("history.html");
+    history(corpora, dir.path()).arg("--releases").arg(&releases).arg("--report-html").arg(&page).assert().code(0);
+    let load = harness::report_html::browser::load(&chromium, &page, std::time::Duration::from_millis(500))
+        .map_err(|e| format!("{e:#}"))?;
+    if let Some(problems) = load.problems() {
+        return Err(problems.into());
+    }
+    let html = std::fs::read_to_string(&page)?;
+    for needle in ["id=\"history-all-tpot-shape\"", "Per sweep: BLIS TPOT shape error", "v2.1.0"] {
+        if !html.contains(needle) {
+            return Err(format!("the page lacks {needle}").into());
+        }
+    }
     Ok(())
 }
