@@ -16,6 +16,9 @@ pub mod snapshots;
 /// Test support: local git repositories standing in for the upstreams.
 #[cfg(feature = "test-support")]
 pub mod stand_in;
+/// Test support: a copy of the manifest with one committed value tampered.
+#[cfg(feature = "test-support")]
+pub mod tamper;
 
 pub mod blis;
 pub mod corpus;

@@ -449,55 +449,21 @@ fn spec_parity(bin: &Path, spec: &str, accepted: bool) -> Result<(), Failed> {
 fn release_figures(bin: &Path) -> Result<(), Failed> {
     let inputs = Inputs::from_process(&Flags { blis: Some(bin.to_path_buf()), ..Flags::default() });
     let out = blis::arm::task_release_f90a1e3a(&inputs).map_err(|e| fail(format!("{e:?}")))?;
-    let mut text = out.report.clone();
-    text.push_str("-- values --\n");
-    for (key, value) in &out.values {
-        let shown = match value {
-            Value::Number(x) => format!("{x}"),
-            Value::Count(n) => n.to_string(),
-            Value::Check(b) => b.to_string(),
-            Value::Text(t) => format!("{t:?}"),
-        };
-        text.push_str(&format!("{key} = {shown}\n"));
-    }
-    harness::assert_figure_snapshot!("blis_release__f90a1e3a_vllm_headline_with_its_blis_column", text);
+    harness::assert_figure_snapshot!(
+        "blis_release__f90a1e3a_vllm_headline_with_its_blis_column",
+        support::report_with_values(&out)
+    );
     committed_values_are_gated(&inputs, &out)?;
     against_itself(bin, &inputs)
-}
-
-/// Answers the release task with its output computed above; any other task in this process.
-struct Computed<'a> {
-    out: &'a harness::task::TaskOutput,
-    cx: &'a harness::gate::tasks::Context,
-}
-
-impl harness::gate::evaluate::Renderer for Computed<'_> {
-    fn render(&self, task: &str) -> anyhow::Result<String> {
-        if task == "blis-release-f90a1e3a" {
-            return Ok(harness::gate::evaluate::Rendered::Output(self.out.clone()).to_json());
-        }
-        harness::gate::evaluate::InProcess(self.cx).render(task)
-    }
 }
 
 /// The committed `blis-release/f90a1e3a/...` values hold for the release's output, and
 /// tampering one committed expected value gives a MISMATCH naming that figure.
 fn committed_values_are_gated(inputs: &Inputs, out: &harness::task::TaskOutput) -> Result<(), Failed> {
-    use harness::gate::evaluate::{evaluate, GateOptions, Status};
-    let path = harness::gate::manifest_path();
-    let text = std::fs::read_to_string(&path)?;
-    let cx = harness::gate::tasks::Context {
-        inputs: inputs.clone(),
-        manifest: path.clone(),
-        lock: harness::lock::default_lock_path(),
-    };
-    let only = ["blis-release/f90a1e3a/".to_string()];
-    let judge = |manifest_text: &str| -> Result<Vec<harness::gate::FigureResult>, Failed> {
-        let manifest = harness::gate::Manifest::parse(manifest_text, &path, &harness::gate::tasks::names())
-            .map_err(|e| fail(format!("{e:#}")))?;
-        Ok(evaluate(&manifest, &cx, &Computed { out, cx: &cx }, &GateOptions { only: &only }, &mut |_, _, _| {}))
-    };
-    let results = judge(&text)?;
+    use harness::gate::evaluate::Status;
+    let text = std::fs::read_to_string(harness::gate::manifest_path())?;
+    let (task, only) = ("blis-release-f90a1e3a", ["blis-release/f90a1e3a/".to_string()]);
+    let results = support::gate::judge(&text, inputs, task, out, &only)?;
     let numbers = results.iter().filter(|r| r.id.starts_with("blis-release/f90a1e3a/all/")).count();
     if numbers != 8 {
         return Err(fail(format!("expected 8 committed BLIS-column figures, found {numbers}")));
@@ -506,21 +472,8 @@ fn committed_values_are_gated(inputs: &Inputs, out: &harness::task::TaskOutput) 
         return Err(fail(format!("{} is {:?}: {}", bad.id, bad.status, bad.detail)));
     }
     let id = "blis-release/f90a1e3a/all/ttft-shape";
-    let at = text.find(&format!("id: {id}\n")).ok_or_else(|| fail(format!("{id} not in the manifest")))?;
-    let expect = at + text[at..].find("expect: {number: \"").unwrap() + "expect: {number: \"".len();
-    let end = expect + text[expect..].find('"').unwrap();
-    let tampered_value = format!("{:.2}", text[expect..end].parse::<f64>().unwrap() + 0.02);
-    let tampered = format!("{}{tampered_value}{}", &text[..expect], &text[end..]);
-    let results = judge(&tampered)?;
-    let hit = results.iter().find(|r| r.id == id).ok_or_else(|| fail(format!("{id} not judged")))?;
-    if hit.status != Status::Mismatch || results.iter().filter(|r| r.status == Status::Mismatch).count() != 1 {
-        return Err(fail(format!("a tampered {id} ({tampered_value}) must be the one MISMATCH: {results:?}")));
-    }
-    let line = harness::gate::report::line(hit);
-    if !line.contains("MISMATCH") || !line.contains(id) {
-        return Err(fail(format!("the report line does not name the MISMATCH: {line}")));
-    }
-    Ok(())
+    let tampered = harness::tamper::raise(&text, &format!("id: {id}\n"), "expect: {number: ")?;
+    support::gate::the_one_mismatch(&support::gate::judge(&tampered.text, inputs, task, out, &only)?, id)
 }
 
 /// `--baseline-blis` with the release as both candidate and baseline, over the points the

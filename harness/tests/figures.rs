@@ -47,6 +47,10 @@ fn main() {
         // the real release's figure is pinned with the real binary (harness/tests/blis_real.rs).
         trials.push(if task == "blis-release-f90a1e3a" {
             trial.with_ignored_flag(true).with_kind("pinned with the real blis by harness/tests/blis_real.rs")
+        } else if task == "blis-releases" {
+            trial
+                .with_ignored_flag(true)
+                .with_kind("pinned with the real releases by harness/tests/history_releases.rs")
         } else if def.needs.contains(&InputKind::Blis) {
             trial.with_ignored_flag(true).with_kind("pinned with blis-double by harness/tests/blis_*")
         } else if let Some(kind) = missing.first() {

@@ -11,12 +11,16 @@
 //!   the release can model it, every request completes and the metrics summarize; where it
 //!   cannot, the refusal is of the expected kind and names why.
 //!
+//! - `history/gate/v0.7.12-to-v0.7.13`: the gate's `blis-releases` task over the two releases
+//!   between which the default latency model changed, pinned, its committed figures judged.
+//!
 //! Without `BLIS_RELEASES_DIR` one trial stands for all, ignored with the reason (failing under
 //! CI=true).
 
 mod support;
 
 use harness::blis::{self, dialect, run_points, CacheMode, FailureKind, ProgressMode, RunOptions, Target};
+use harness::inputs::{Flags, Inputs};
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -39,6 +43,7 @@ fn main() {
                         Trial::test(format!("history/{tag}/point"), move || point_trial(&r2)),
                     ]
                 })
+                .chain([gate_trial(&dir)])
                 .collect(),
             Err(e) => vec![Trial::test("history", move || Err(e.into()))],
         },
@@ -262,4 +267,66 @@ fn point_trial(root: &Path) -> Result<(), Failed> {
         (Some(why), Err(f)) if f.kind == FailureKind::NotModelled && f.reason.contains(why) => Ok(()),
         (Some(why), other) => Err(fail(format!("expected not modelled naming {why}, got {other:?}"))),
     }
+}
+
+/// The releases the gate trial gives the task: the step where the default latency model
+/// changed (docs/history.md), so the pinned history names a change.
+const GATE_RELEASES: [&str; 2] = ["v0.7.12", "v0.7.13"];
+
+fn gate_trial(dir: &Path) -> Trial {
+    let dir = dir.to_path_buf();
+    let trial = Trial::test("history/gate/v0.7.12-to-v0.7.13", move || gate_two_releases(&dir));
+    support::unless_missing(trial, support::missing_corpora_and_scenarios().as_deref())
+}
+
+/// The gate's `blis-releases` task over v0.7.12 and v0.7.13 alone (through the default point
+/// cache): its report and values pinned; every committed `blis-release/<tag>/...` figure of the
+/// two `ok`, every other locked release's refused naming the releases given; tampering one
+/// committed value makes it the one MISMATCH.
+fn gate_two_releases(dir: &Path) -> Result<(), Failed> {
+    use harness::gate::evaluate::Status;
+    let given = tempfile::tempdir()?;
+    for tag in GATE_RELEASES {
+        std::os::unix::fs::symlink(dir.join(tag), given.path().join(tag))?;
+    }
+    let inputs = Inputs::from_process(&Flags { releases: Some(given.path().to_path_buf()), ..Flags::default() });
+    let out = harness::history::task_releases(&inputs, &harness::gate::manifest_path())
+        .map_err(|e| fail(format!("{e:?}")))?;
+    harness::assert_figure_snapshot!("blis_releases__v0_7_12_to_v0_7_13", support::report_with_values(&out));
+    let text = std::fs::read_to_string(harness::gate::manifest_path())?;
+    let (task, only) = ("blis-releases", ["blis-release/".to_string()]);
+    let results = support::gate::judge(&text, &inputs, task, &out, &only)?;
+    for tag in GATE_RELEASES {
+        let prefix = format!("blis-release/{tag}/");
+        let of_tag: Vec<_> = results.iter().filter(|r| r.id.starts_with(&prefix)).collect();
+        if of_tag.is_empty() {
+            return Err(fail(format!("the manifest commits no {prefix} figure")));
+        }
+        if let Some(bad) = of_tag.iter().find(|r| r.status != Status::Ok) {
+            return Err(fail(format!("{} is {:?}: {}", bad.id, bad.status, bad.detail)));
+        }
+    }
+    let others: Vec<_> = results
+        .iter()
+        .filter(|r| {
+            r.id.starts_with("blis-release/v") && !GATE_RELEASES.iter().any(|t| r.id.contains(&format!("/{t}/")))
+        })
+        .collect();
+    let given_line = format!("given: {}", GATE_RELEASES.join(", "));
+    match others
+        .iter()
+        .find(|r| r.status != Status::Refused || r.need.as_ref().map(|n| &n.supplied_by) != Some(&given_line))
+    {
+        _ if others.is_empty() => return Err(fail("the manifest commits figures of no other release")),
+        Some(bad) => {
+            return Err(fail(format!(
+                "{} is {:?} ({:?}), not refused naming {given_line}",
+                bad.id, bad.status, bad.need
+            )))
+        }
+        None => {}
+    }
+    let id = "blis-release/v0.7.13/all/tpot-shape";
+    let tampered = harness::tamper::raise(&text, "- tag: v0.7.13\n", "all: {tpot_shape: ")?;
+    support::gate::the_one_mismatch(&support::gate::judge(&tampered.text, &inputs, task, &out, &only)?, id)
 }

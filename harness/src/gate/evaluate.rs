@@ -322,7 +322,10 @@ fn judge(
                 Some(Need { what: text(REFUSED_WHAT), supplied_by: text(REFUSED_BY) }).filter(|n| !n.what.is_empty());
             return result;
         }
-        result.detail = format!("task `{task}` produced no value `{key}`");
+        result.detail = match output.values.get(&format!("{key}.why")) {
+            Some(Value::Text(why)) => format!("task `{task}` produced no value `{key}`: {why}"),
+            _ => format!("task `{task}` produced no value `{key}`"),
+        };
         return result;
     };
     let (ours, matches, tolerance_note) = compare(manifest, f, value);

@@ -18,6 +18,116 @@ pub struct Manifest {
     /// When a candidate `blis` is worse than the baseline release (`--baseline-blis`).
     #[serde(default)]
     pub baseline_rule: Option<BaselineRule>,
+    /// The BLIS column of each tagged release, one row per release and tier; [`Manifest::parse`]
+    /// expands it into `figures` (`blis-release/<tag>/<tier>/<figure>`).
+    #[serde(default)]
+    pub release_figures: Option<ReleaseFigures>,
+}
+
+/// Figures computed here for tagged releases (not published): the same eight figures per
+/// release and tier, written as one row each instead of eight figure entries. The task's values
+/// are `<tag>.<tier>.blis.<metric>` and `<tag>.<tier>.<count>`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReleaseFigures {
+    pub task: String,
+    pub snapshot: String,
+    /// The tolerance of the numbers (the counts are exact).
+    pub tolerance: String,
+    /// How the figures were computed, as the report shows it in place of a published text.
+    pub published_text: String,
+    /// In the order the report lists them (version order).
+    pub releases: Vec<ReleaseRow>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReleaseRow {
+    pub tag: String,
+    pub strict: Option<TierFigures>,
+    pub measured_or_resolved: Option<TierFigures>,
+    pub all: Option<TierFigures>,
+}
+
+/// One release's figures in one tier; a figure left out has no entry (no value expected).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TierFigures {
+    pub tpot_shape: Option<String>,
+    pub tpot_mape: Option<String>,
+    pub ttft_shape: Option<String>,
+    pub ttft_mape: Option<String>,
+    pub n_shape: Option<u64>,
+    pub n_mape: Option<u64>,
+    pub n_ttft_shape: Option<u64>,
+    pub n_ttft_mape: Option<u64>,
+}
+
+impl ReleaseFigures {
+    /// Every row as manifest figures, ids and wording as the hand-written
+    /// `blis-release/f90a1e3a/...` ones.
+    fn expand(&self) -> Vec<Figure> {
+        let mut figures = Vec::new();
+        for row in &self.releases {
+            let tiers = [
+                (oracles::tiers::Tier::Strict, &row.strict),
+                (oracles::tiers::Tier::MeasuredOrResolved, &row.measured_or_resolved),
+                (oracles::tiers::Tier::All, &row.all),
+            ];
+            for (tier, values) in tiers {
+                let Some(v) = values else { continue };
+                let numbers = [
+                    ("tpot-shape", "tpot_shape", "BLIS TPOT shape error (mean |e|, %)", &v.tpot_shape),
+                    ("tpot-mape", "tpot_mape", "BLIS TPOT MAPE (%)", &v.tpot_mape),
+                    ("ttft-shape", "ttft_shape", "BLIS TTFT shape error (mean |e|, %)", &v.ttft_shape),
+                    ("ttft-mape", "ttft_mape", "BLIS TTFT MAPE (%)", &v.ttft_mape),
+                ];
+                let counts = [
+                    ("n-shape", "n_shape", "TPOT shape comparisons behind the BLIS column", v.n_shape),
+                    ("n-mape", "n_mape", "TPOT MAPE points behind the BLIS column", v.n_mape),
+                    ("ttft-n-shape", "n_ttft_shape", "TTFT shape comparisons behind the BLIS column", v.n_ttft_shape),
+                    ("ttft-n-mape", "n_ttft_mape", "TTFT MAPE points behind the BLIS column", v.n_ttft_mape),
+                ];
+                let figure = |name: &str, key: String, what: &str, expect: Expect, tolerance: Option<String>| Figure {
+                    id: format!("blis-release/{}/{}/{name}", row.tag, tier.key()),
+                    what: format!(
+                        "{what} of inference-sim {} over the vLLM sweeps it models, {} tier",
+                        row.tag,
+                        tier.title()
+                    ),
+                    document: format!("blis-release {} (new, computed here; not published)", row.tag),
+                    section: "-".into(),
+                    task: Some(self.task.clone()),
+                    key: Some(key),
+                    needs: Vec::new(),
+                    expect,
+                    tolerance,
+                    published_text: Some(self.published_text.clone()),
+                    snapshot: Some(self.snapshot.clone()),
+                    note: None,
+                };
+                for (name, metric, what, value) in numbers {
+                    if let Some(value) = value {
+                        let key = format!("{}.{}.blis.{metric}", row.tag, tier.key());
+                        figures.push(figure(
+                            name,
+                            key,
+                            what,
+                            Expect::Number(value.clone()),
+                            Some(self.tolerance.clone()),
+                        ));
+                    }
+                }
+                for (name, count, what, value) in counts {
+                    if let Some(value) = value {
+                        let key = format!("{}.{}.{count}", row.tag, tier.key());
+                        figures.push(figure(name, key, what, Expect::Count(value), None));
+                    }
+                }
+            }
+        }
+        figures
+    }
 }
 
 /// The regression rule of `--baseline-blis` (docs/baseline.md): a figure named in `figures`
@@ -149,8 +259,12 @@ impl Manifest {
     /// Parses and checks a manifest; `origin` names it in errors.
     pub fn parse(text: &str, origin: &Path, known_tasks: &[&str]) -> Result<Manifest> {
         let path = origin;
-        let manifest: Manifest =
+        let mut manifest: Manifest =
             serde_yaml::from_str(text).with_context(|| format!("{}: not a valid figure manifest", path.display()))?;
+        if let Some(rows) = &manifest.release_figures {
+            let expanded = rows.expand();
+            manifest.figures.extend(expanded);
+        }
         let problems = manifest.problems(known_tasks);
         if !problems.is_empty() {
             bail!("{}: {} problem(s):\n  {}", path.display(), problems.len(), problems.join("\n  "));
@@ -226,6 +340,11 @@ impl Manifest {
             }
             if f.document.is_empty() || f.section.is_empty() || f.what.is_empty() {
                 problems.push(format!("{at}: document, section and what are required"));
+            }
+        }
+        for row in self.release_figures.iter().flat_map(|r| &r.releases) {
+            if row.strict.is_none() && row.measured_or_resolved.is_none() && row.all.is_none() {
+                problems.push(format!("release_figures: release `{}` names no tier", row.tag));
             }
         }
         if let Some(rule) = &self.baseline_rule {

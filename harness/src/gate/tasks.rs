@@ -62,17 +62,13 @@ pub const TASKS: &[TaskDef] = &[
         needs: BLIS_CORPORA_AND_TREES,
         run: |cx| crate::blis::arm::task_release_f90a1e3a(&cx.inputs),
     },
-    // The BLIS column of every tagged release in the folder of releases, each checked by its hash.
+    // The BLIS column of every tagged release given (the folder of releases, or a `--blis`
+    // that is a locked release build: the task refuses itself without either), each checked
+    // by its hash.
     TaskDef {
-        name: "blis-releases",
-        needs: &[
-            InputKind::Releases,
-            InputKind::Measurements,
-            InputKind::Catalog,
-            InputKind::Registry,
-            InputKind::Scenarios,
-        ],
-        run: |cx| crate::history::task_releases(&cx.inputs),
+        name: crate::history::RELEASES_TASK,
+        needs: CORPORA_AND_TREES,
+        run: |cx| crate::history::task_releases(&cx.inputs, &cx.manifest),
     },
     TaskDef { name: "sensitivity", needs: BLIS_CORPORA_AND_TREES, run: |cx| crate::blis::task_sensitivity(&cx.inputs) },
 ];

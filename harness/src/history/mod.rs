@@ -485,25 +485,33 @@ impl Ran {
     }
 }
 
-/// The gate's `blis-releases` task: the history over the folder of releases the inputs supply,
-/// every release's BLIS figures as values (`<tag>.<tier>.blis.<metric>`, `<tag>.<tier>.n_shape`
-/// and `n_mape`) for the manifest's `blis-release/<tag>/...` figures, the report pinning the
-/// whole history. Only releases whose binary has the SHA-256 `lockfiles/blis-releases.lock`
-/// records give values: another build of a tag is named and gives none.
-pub fn task_releases(inputs: &crate::inputs::Inputs) -> crate::task::TaskResult {
+/// The gate task whose values `release_figures` of the manifest are.
+pub const RELEASES_TASK: &str = "blis-releases";
+
+/// The gate's `blis-releases` task: the history over the releases the inputs supply, every
+/// release's BLIS figures as values (`<tag>.<tier>.blis.<metric>`, `<tag>.<tier>.n_shape`,
+/// `n_mape`, `n_ttft_shape`, `n_ttft_mape`) for the manifest's `release_figures`, the report
+/// pinning the whole history. The releases are the folder `--releases` names, else the one
+/// `--blis` names when it is a build `lockfiles/blis-releases.lock` records (every tag of that
+/// build). Only releases whose binary has the locked SHA-256 give values: another build of a
+/// tag is named and gives none; a locked release not given is refused value by value.
+pub fn task_releases(inputs: &crate::inputs::Inputs, manifest_path: &std::path::Path) -> crate::task::TaskResult {
     use crate::inputs::InputKind;
     let needed_for = "the BLIS figures of the tagged releases";
-    let dir = inputs.require_dir(InputKind::Releases, needed_for)?.to_path_buf();
+    let locked = locked_releases()?;
+    let listing = match inputs.get(InputKind::Releases) {
+        Some(_) => {
+            releases::from_dir(inputs.require_dir(InputKind::Releases, needed_for)?).map_err(TaskError::Failed)?
+        }
+        None => one_locked_build(inputs, &locked, needed_for)?,
+    };
     let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
     let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
     let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?.to_path_buf();
     let (corpora, scenarios) = crate::score::load_inputs(inputs)?;
     let resolved = crate::score::resolve::resolve(&corpora, &scenarios, Some(&catalog), &score::Selection::vllm(None));
-    let listing = releases::from_dir(&dir).map_err(TaskError::Failed)?;
-    let locked = locked_releases()?;
-    let manifest_path = crate::gate::manifest_path();
-    let manifest = crate::gate::load_manifest(&manifest_path)?;
-    let rule = baseline::rule_of(&manifest, &manifest_path)?;
+    let manifest = crate::gate::load_manifest(manifest_path)?;
+    let rule = baseline::rule_of(&manifest, manifest_path)?;
     let template_binary = listing.releases.first().map(|r| r.binary.clone()).unwrap_or_default();
     let mut template = RunOptions::new(template_binary, catalog, registry);
     template.progress = crate::blis::ProgressMode::Silent;
@@ -517,14 +525,29 @@ pub fn task_releases(inputs: &crate::inputs::Inputs) -> crate::task::TaskResult 
         on_release: &|_, _, _| {},
     };
     let h = run(&listing, &settings)?;
+    // The keys of the manifest's figures of one release (`release_figures`).
+    let figure_keys = |tag: &str| -> Vec<String> {
+        let prefix = format!("blis-release/{tag}/");
+        manifest
+            .figures
+            .iter()
+            .filter(|f| f.task.as_deref() == Some(RELEASES_TASK) && f.id.starts_with(&prefix))
+            .filter_map(|f| f.key.clone())
+            .collect()
+    };
     let mut out = crate::task::TaskOutput::default();
     let mut unlocked = Vec::new();
+    let mut with_values = Vec::new();
     for row in &h.rows {
         let Some(r) = row.ran().filter(|_| row.has_values()) else { continue };
         match locked.get(&row.tag) {
             Some(sha) if *sha == r.sha256 => {}
             Some(sha) => {
-                unlocked.push(format!("{}: sha256 {} is not the locked build ({sha}): no figures", row.tag, r.sha256));
+                let why = format!("{}: sha256 {} is not the locked build ({sha}): no figures", row.tag, r.sha256);
+                for key in figure_keys(&row.tag) {
+                    out.text(format!("{key}.why"), why.clone());
+                }
+                unlocked.push(why);
                 continue;
             }
             None => {
@@ -532,17 +555,38 @@ pub fn task_releases(inputs: &crate::inputs::Inputs) -> crate::task::TaskResult 
                 continue;
             }
         }
+        with_values.push(row.tag.as_str());
         for tier in Tier::ORDER {
             let (_, n) = r.counts(tier);
             for m in ErrorMetric::ALL {
                 if let Some(v) = r.figure(tier, m) {
                     out.number(format!("{}.{}.blis.{}", row.tag, tier.key(), m.key()), v);
                 }
+                out.count(format!("{}.{}.{}", row.tag, tier.key(), count_key(m)), n[&m] as u64);
             }
-            out.count(format!("{}.{}.n_shape", row.tag, tier.key()), n[&ErrorMetric::TpotShape] as u64);
-            out.count(format!("{}.{}.n_mape", row.tag, tier.key()), n[&ErrorMetric::TpotMape] as u64);
         }
     }
+    // A release of the manifest that was not given: each of its figures refused, on one line of
+    // the gate.
+    let given: Vec<&str> = listing.releases.iter().map(|r| r.tag.as_str()).collect();
+    for row in manifest.release_figures.iter().flat_map(|r| &r.releases) {
+        if !given.contains(&row.tag.as_str()) {
+            for key in figure_keys(&row.tag) {
+                out.text(format!("{key}.refused"), format!("{} is not among the releases given", row.tag));
+            }
+        }
+    }
+    out.text(
+        crate::gate::evaluate::REFUSED_WHAT,
+        "the locked build of each release (--releases DIR / BLIS_RELEASES_DIR with one folder per tag, or --blis PATH for one)",
+    );
+    out.text(
+        crate::gate::evaluate::REFUSED_BY,
+        match given.as_slice() {
+            [] => "no release given".to_string(),
+            tags => format!("given: {}", tags.join(", ")),
+        },
+    );
     out.count("releases_with_values", h.rows.iter().filter(|r| r.has_values()).count() as u64);
     out.count("distinct_runs", h.distinct_runs as u64);
     let mut report = render::markdown(&h, &settings.plan);
@@ -551,6 +595,49 @@ pub fn task_releases(inputs: &crate::inputs::Inputs) -> crate::task::TaskResult 
     }
     out.report = report;
     Ok(out)
+}
+
+/// The count value of a metric: how many comparisons or points its figure averages.
+fn count_key(m: ErrorMetric) -> &'static str {
+    match m {
+        ErrorMetric::TpotShape => "n_shape",
+        ErrorMetric::TpotMape => "n_mape",
+        ErrorMetric::TtftShape => "n_ttft_shape",
+        ErrorMetric::TtftMape => "n_ttft_mape",
+    }
+}
+
+/// Without a folder of releases, the `--blis` binary when it is a locked build: every tag
+/// that build is locked as (v0.7.14 and v0.7.15 are one binary), each from the binary's folder.
+fn one_locked_build(
+    inputs: &crate::inputs::Inputs,
+    locked: &BTreeMap<String, String>,
+    needed_for: &str,
+) -> Result<Listing, TaskError> {
+    use crate::inputs::{InputKind, Refusal};
+    let refuse = |detail: String| TaskError::Refused(Refusal::new(InputKind::Releases, needed_for, detail));
+    if inputs.get(InputKind::Blis).is_none() {
+        return Err(refuse("not supplied, nor a --blis that is a locked release build".into()));
+    }
+    let binary = binary::require(inputs, needed_for)?;
+    let sha256 = binary::digest(&binary)?;
+    let releases: Vec<releases::Release> = locked
+        .iter()
+        .filter(|(_, sha)| **sha == sha256)
+        .filter_map(|(tag, _)| {
+            let version = Version::parse(tag)?;
+            Some(releases::Release { tag: tag.clone(), version, binary: binary.clone() })
+        })
+        .collect();
+    if releases.is_empty() {
+        return Err(refuse(format!(
+            "not supplied, and --blis {} (sha256 {sha256}) is none of the builds lockfiles/blis-releases.lock records",
+            binary.display()
+        )));
+    }
+    let mut releases = releases;
+    releases.sort_by(|a, b| a.version.cmp(&b.version));
+    Ok(Listing { releases, rejected: Vec::new() })
 }
 
 /// `lockfiles/blis-releases.lock`: `TAG SHA256` per line (the builds of

@@ -339,3 +339,84 @@ figures:
         "{text}"
     );
 }
+
+const RELEASE_ROWS: &str = r#"
+tolerances:
+  computed-here: {why: "computed here, two decimals"}
+external_inputs: {}
+figures: []
+release_figures:
+  task: blis-releases
+  snapshot: blis_releases__two
+  tolerance: computed-here
+  published_text: "computed here"
+  releases:
+    - tag: v1.2.0
+      all: {tpot_shape: "8.38", n_shape: 32}
+    - tag: v1.10.0
+      strict: {ttft_mape: "1.00"}
+      all: {tpot_shape: "9.00", tpot_mape: "1.50", ttft_shape: "2.00", ttft_mape: "3.00", n_shape: 1, n_mape: 2, n_ttft_shape: 3, n_ttft_mape: 4}
+"#;
+
+/// `release_figures` rows become ordinary figures, in row order, with the ids, keys, kinds and
+/// tolerance the hand-written `blis-release/f90a1e3a/...` figures have; a figure left out of a
+/// row is no figure.
+#[test]
+fn release_rows_expand_into_figures_in_row_order() {
+    let manifest = Manifest::parse(RELEASE_ROWS, Path::new("rows.yaml"), &harness::gate::tasks::names()).unwrap();
+    let ids: Vec<&str> = manifest.figures.iter().map(|f| f.id.as_str()).collect();
+    assert_eq!(ids.len(), 2 + 1 + 8, "{ids:?}");
+    assert_eq!(
+        ids[..3],
+        [
+            "blis-release/v1.2.0/all/tpot-shape",
+            "blis-release/v1.2.0/all/n-shape",
+            "blis-release/v1.10.0/strict/ttft-mape"
+        ]
+    );
+    let f = manifest.figures.iter().find(|f| f.id == "blis-release/v1.10.0/all/ttft-n-mape").unwrap();
+    assert_eq!(
+        (f.key.as_deref(), &f.expect),
+        (Some("v1.10.0.all.n_ttft_mape"), &harness::gate::manifest::Expect::Count(4))
+    );
+    assert_eq!(f.tolerance, None, "counts are exact");
+    let f = manifest.figures.iter().find(|f| f.id == "blis-release/v1.2.0/all/tpot-shape").unwrap();
+    assert_eq!(f.key.as_deref(), Some("v1.2.0.all.blis.tpot_shape"));
+    assert_eq!((f.task.as_deref(), f.snapshot.as_deref()), (Some("blis-releases"), Some("blis_releases__two")));
+    assert_eq!(manifest.tolerance_of(f), Some(0.005));
+}
+
+/// A row that names no tier, an unknown figure name, a duplicate release and an unknown
+/// tolerance are each refused, naming them.
+#[test]
+fn bad_release_rows_are_refused_naming_them() {
+    let parse = |text: &str| {
+        format!("{:#}", Manifest::parse(text, Path::new("rows.yaml"), &harness::gate::tasks::names()).unwrap_err())
+    };
+    let empty = RELEASE_ROWS
+        .replace("    - tag: v1.2.0\n      all: {tpot_shape: \"8.38\", n_shape: 32}\n", "    - tag: v1.2.0\n");
+    assert!(parse(&empty).contains("release `v1.2.0` names no tier"), "{}", parse(&empty));
+    let unknown = RELEASE_ROWS.replace("n_shape: 32}", "n_shpe: 32}");
+    assert!(parse(&unknown).contains("n_shpe"), "{}", parse(&unknown));
+    let twice = RELEASE_ROWS.replace("tag: v1.10.0", "tag: v1.2.0");
+    assert!(parse(&twice).contains("figure `blis-release/v1.2.0/all/tpot-shape`: duplicate id"), "{}", parse(&twice));
+    let tolerance = RELEASE_ROWS.replace("tolerance: computed-here", "tolerance: nowhere");
+    assert!(parse(&tolerance).contains("unknown tolerance `nowhere`"), "{}", parse(&tolerance));
+}
+
+/// A value a task does not give but explains (`<key>.why`, e.g. a release folder holding
+/// another build than the locked one) is a mismatch whose line says why.
+#[test]
+fn a_missing_value_with_a_stated_why_is_a_mismatch_saying_it() {
+    let outputs = BTreeMap::from([(
+        "blis-releases",
+        output(&[("v1.2.0.all.blis.tpot_shape.why", Value::Text("v1.2.0: sha256 abc is not the locked build".into()))]),
+    )]);
+    let results = run(RELEASE_ROWS, &Scripted::new(outputs));
+    let (status, line) = status_of(&results, "blis-release/v1.2.0/all/tpot-shape");
+    assert_eq!(status, Status::Mismatch, "{line}");
+    assert!(
+        line.contains("produced no value `v1.2.0.all.blis.tpot_shape`: v1.2.0: sha256 abc is not the locked build"),
+        "{line}"
+    );
+}

@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each test binary uses a part
 
 pub mod blis;
+pub mod gate;
 
 use harness::inputs::{Flags, InputKind, Inputs};
 use harness::task::{TaskOutput, Value};
@@ -80,4 +81,21 @@ pub fn count(output: &TaskOutput, key: &str) -> Result<u64, Failed> {
         Some(Value::Count(v)) => Ok(*v),
         other => Err(format!("{key}: expected a count, found {other:?}").into()),
     }
+}
+
+/// A task's report followed by its values, one `key = value` line each: what a task's
+/// snapshot pins, so a changed value shows in the snapshot's diff as well as in the gate.
+pub fn report_with_values(output: &TaskOutput) -> String {
+    let mut text = output.report.clone();
+    text.push_str("-- values --\n");
+    for (key, value) in &output.values {
+        let shown = match value {
+            Value::Number(x) => format!("{x}"),
+            Value::Count(n) => n.to_string(),
+            Value::Check(b) => b.to_string(),
+            Value::Text(t) => format!("{t:?}"),
+        };
+        text.push_str(&format!("{key} = {shown}\n"));
+    }
+    text
 }

@@ -1,0 +1,74 @@
+//! `cargo xtask reproduce --blis <a tagged release>` on the team's corpora and vendored trees:
+//! the release's `blis-release/<tag>/...` figures (lockfiles/blis-releases.lock knows its
+//! build) are gated as numbers, and a tampered committed value is a named MISMATCH. Needs
+//! BLIS_RELEASES_DIR (the unpacked releases) besides the team's inputs: without them the
+//! trial is ignored with the reason; under CI=true, where `.ci/run` supplies them, it fails.
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+
+mod support;
+
+const RELEASE: &str = "v0.7.13";
+
+fn main() {
+    let args = Arguments::from_args();
+    let trials =
+        vec![Trial::ignorable_test("reproduce/release/v0.7.13-gates-its-figures-and-names-a-tampered-one", || {
+            with_release(a_release_gates_its_figures_and_names_a_tampered_one)
+        })];
+    libtest_mimic::run(&args, trials).exit();
+}
+
+/// Runs `test` with the team's corpora and the release's `blis`, or says why it cannot.
+fn with_release(test: fn(&Path, &Path) -> Result<(), Failed>) -> Result<Completion, Failed> {
+    let releases = std::env::var_os("BLIS_RELEASES_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
+    let inputs = support::team_inputs().and_then(|corpora| match releases {
+        Some(dir) => Ok((corpora, dir.join(RELEASE).join("blis"))),
+        None => Err("needs BLIS_RELEASES_DIR (the unpacked releases, one folder per tag)".into()),
+    });
+    match inputs {
+        Ok((corpora, blis)) => test(&corpora, &blis).map(|()| Completion::Completed),
+        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
+            Err(format!("CI=true but this trial {why}; .ci/run supplies it").into())
+        }
+        Err(why) => Ok(Completion::ignored_with(why)),
+    }
+}
+
+fn reproduce(corpora: &Path, blis: &Path) -> assert_cmd::Command {
+    let trees = support::root().join("testdata");
+    let mut cmd = support::xtask(&std::env::temp_dir());
+    cmd.args(["reproduce", "--only", &format!("blis-release/{RELEASE}/"), "--measurements"]).arg(corpora);
+    for tree in ["catalog", "registry", "scenarios"] {
+        cmd.arg(format!("--{tree}")).arg(trees.join(tree));
+    }
+    cmd.arg("--blis").arg(blis);
+    cmd
+}
+
+fn a_release_gates_its_figures_and_names_a_tampered_one(corpora: &Path, blis: &Path) -> Result<(), Failed> {
+    let id = format!("blis-release/{RELEASE}/all/tpot-shape");
+    reproduce(corpora, blis)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::is_match(format!(r"(?m)^ok +{id}  \d+\.\d\d \(published")).unwrap())
+        .stdout(
+            predicate::str::is_match(format!(r"(?m)^ok +blis-release/{RELEASE}/all/n-shape  \d+ \(published")).unwrap(),
+        )
+        .stdout(predicate::str::contains(" 0 mismatched,"));
+    let text = std::fs::read_to_string(support::root().join("harness/figures.yaml"))?;
+    let t = harness::tamper::raise(&text, &format!("- tag: {RELEASE}\n"), "all: {tpot_shape: ")?;
+    let dir = tempfile::tempdir()?;
+    let manifest = dir.path().join("figures.yaml");
+    std::fs::write(&manifest, &t.text)?;
+    reproduce(corpora, blis)
+        .arg("--manifest")
+        .arg(&manifest)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!("MISMATCH {id}  published {}, ours {}", t.tampered, t.committed)))
+        .stdout(predicate::str::contains(" 1 mismatched,"));
+    Ok(())
+}
