@@ -47,7 +47,7 @@ fn main() {
         // the real release's figure is pinned with the real binary (harness/tests/blis_real.rs).
         trials.push(if task == "blis-release-f90a1e3a" {
             trial.with_ignored_flag(true).with_kind("pinned with the real blis by harness/tests/blis_real.rs")
-        } else if task == "blis-releases" {
+        } else if task == harness::history::RELEASES_TASK {
             trial
                 .with_ignored_flag(true)
                 .with_kind("pinned with the real releases by harness/tests/history_releases.rs")

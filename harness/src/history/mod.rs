@@ -537,7 +537,6 @@ pub fn task_releases(inputs: &crate::inputs::Inputs, manifest_path: &std::path::
     };
     let mut out = crate::task::TaskOutput::default();
     let mut unlocked = Vec::new();
-    let mut with_values = Vec::new();
     for row in &h.rows {
         let Some(r) = row.ran().filter(|_| row.has_values()) else { continue };
         match locked.get(&row.tag) {
@@ -555,7 +554,6 @@ pub fn task_releases(inputs: &crate::inputs::Inputs, manifest_path: &std::path::
                 continue;
             }
         }
-        with_values.push(row.tag.as_str());
         for tier in Tier::ORDER {
             let (_, n) = r.counts(tier);
             for m in ErrorMetric::ALL {
@@ -621,7 +619,7 @@ fn one_locked_build(
     }
     let binary = binary::require(inputs, needed_for)?;
     let sha256 = binary::digest(&binary)?;
-    let releases: Vec<releases::Release> = locked
+    let mut releases: Vec<releases::Release> = locked
         .iter()
         .filter(|(_, sha)| **sha == sha256)
         .filter_map(|(tag, _)| {
@@ -635,7 +633,6 @@ fn one_locked_build(
             binary.display()
         )));
     }
-    let mut releases = releases;
     releases.sort_by(|a, b| a.version.cmp(&b.version));
     Ok(Listing { releases, rejected: Vec::new() })
 }
