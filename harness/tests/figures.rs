@@ -6,10 +6,11 @@
 
 use harness::gate::{self, hygiene, tasks, Manifest};
 use harness::inputs::{Flags, InputKind, Inputs};
-use harness::task::{TaskError, TaskOutput, Value};
+use harness::task::TaskError;
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
+
+mod support;
 
 fn main() {
     let args = Arguments::from_args();
@@ -80,24 +81,8 @@ fn pin(cx: &tasks::Context, def: &tasks::TaskDef, snapshot: &str) -> Result<(), 
         Err(TaskError::Refused(r)) => return Err(format!("refused although its inputs were supplied: {r}").into()),
         Err(TaskError::Failed(e)) => return Err(format!("{e:#}").into()),
     };
-    harness::assert_figure_snapshot!(snapshot, rendering(&output));
+    harness::assert_figure_snapshot!(snapshot, support::report_with_values(&output));
     Ok(())
-}
-
-/// What a snapshot pins: the task's report, then every value it hands the gate.
-fn rendering(output: &TaskOutput) -> String {
-    let mut text = output.report.clone();
-    text.push_str("-- values --\n");
-    for (key, value) in &output.values {
-        let shown = match value {
-            Value::Number(x) => format!("{x}"),
-            Value::Count(n) => n.to_string(),
-            Value::Check(b) => b.to_string(),
-            Value::Text(t) => format!("{t:?}"),
-        };
-        let _ = writeln!(text, "{key} = {shown}");
-    }
-    text
 }
 
 fn hygiene_trials(manifest: &Manifest) -> Vec<Trial> {
