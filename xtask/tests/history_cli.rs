@@ -20,15 +20,11 @@ fn main() {
             support::with_team_inputs(an_empty_folder_is_an_error_naming_it)
         }),
         Trial::ignorable_test("history/double/the-html-page-loads-in-headless-chromium-with-no-console-error", || {
-            match harness::report_html::browser::find_chromium() {
-                Some(_) => support::with_team_inputs(the_html_page_loads_in_headless_chromium),
-                None if std::env::var("CI").as_deref() == Ok("true") => {
-                    Err("CI=true but no chromium on PATH; .ci/run installs Debian's `chromium`".into())
-                }
-                None => Ok(libtest_mimic::Completion::ignored_with(
-                    "needs chromium on PATH (Debian: apt-get install -y chromium)",
-                )),
-            }
+            let chromium = harness::report_html::browser::find_chromium()
+                .ok_or_else(|| "needs chromium on PATH (Debian: apt-get install -y chromium)".to_string());
+            support::requires(chromium.and_then(|c| Ok((c, support::team_inputs()?))), |(chromium, corpora)| {
+                the_html_page_loads_in_headless_chromium(&chromium, &corpora)
+            })
         }),
     ];
     libtest_mimic::run(&args, trials).exit();
@@ -132,8 +128,7 @@ fn an_empty_folder_is_an_error_naming_it(corpora: &Path) -> Result<(), Failed> {
 
 /// The history page of two releases (the second slower, so a step with a change is drawn) in a
 /// real browser: no network request, no console error, and the charts and grid are there.
-fn the_html_page_loads_in_headless_chromium(corpora: &Path) -> Result<(), Failed> {
-    let chromium = harness::report_html::browser::find_chromium().ok_or("chromium left PATH")?;
+fn the_html_page_loads_in_headless_chromium(chromium: &Path, corpora: &Path) -> Result<(), Failed> {
     let double = harness::blis::double::build().map_err(|e| e.to_string())?;
     let dir = tempfile::tempdir()?;
     let releases = dir.path().join("releases");
@@ -141,7 +136,7 @@ fn the_html_page_loads_in_headless_chromium(corpora: &Path) -> Result<(), Failed
     release(&releases, "v2.1.0", &double, "BLIS_DOUBLE_SLOWDOWN=0.3");
     let page = dir.path().join("history.html");
     history(corpora, dir.path()).arg("--releases").arg(&releases).arg("--report-html").arg(&page).assert().code(0);
-    let load = harness::report_html::browser::load(&chromium, &page, std::time::Duration::from_millis(500))
+    let load = harness::report_html::browser::load(chromium, &page, std::time::Duration::from_millis(500))
         .map_err(|e| format!("{e:#}"))?;
     if let Some(problems) = load.problems() {
         return Err(problems.into());

@@ -28,13 +28,7 @@ fn with_release(test: fn(&Path, &Path) -> Result<(), Failed>) -> Result<Completi
         Some(dir) => Ok((corpora, dir.join(RELEASE).join("blis"))),
         None => Err("needs BLIS_RELEASES_DIR (the unpacked releases, one folder per tag)".into()),
     });
-    match inputs {
-        Ok((corpora, blis)) => test(&corpora, &blis).map(|()| Completion::Completed),
-        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
-            Err(format!("CI=true but this trial {why}; .ci/run supplies it").into())
-        }
-        Err(why) => Ok(Completion::ignored_with(why)),
-    }
+    support::requires(inputs, |(corpora, blis)| test(&corpora, &blis))
 }
 
 fn reproduce(corpora: &Path, blis: &Path) -> assert_cmd::Command {

@@ -560,7 +560,7 @@ pub fn task_releases(inputs: &crate::inputs::Inputs, manifest_path: &std::path::
                 if let Some(v) = r.figure(tier, m) {
                     out.number(format!("{}.{}.blis.{}", row.tag, tier.key(), m.key()), v);
                 }
-                out.count(format!("{}.{}.{}", row.tag, tier.key(), count_key(m)), n[&m] as u64);
+                out.count(format!("{}.{}.{}", row.tag, tier.key(), m.count_key()), n[&m] as u64);
             }
         }
     }
@@ -593,16 +593,6 @@ pub fn task_releases(inputs: &crate::inputs::Inputs, manifest_path: &std::path::
     }
     out.report = report;
     Ok(out)
-}
-
-/// The count value of a metric: how many comparisons or points its figure averages.
-fn count_key(m: ErrorMetric) -> &'static str {
-    match m {
-        ErrorMetric::TpotShape => "n_shape",
-        ErrorMetric::TpotMape => "n_mape",
-        ErrorMetric::TtftShape => "n_ttft_shape",
-        ErrorMetric::TtftMape => "n_ttft_mape",
-    }
 }
 
 /// Without a folder of releases, the `--blis` binary when it is a locked build: every tag

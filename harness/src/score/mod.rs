@@ -180,6 +180,16 @@ impl ErrorMetric {
             ErrorMetric::TtftMape => "ttft_mape",
         }
     }
+    /// The value key of the count behind the metric's figure (comparisons or points), as the
+    /// headline names it: `<tier>.n_shape`, `n_mape`, `n_ttft_shape`, `n_ttft_mape`.
+    pub fn count_key(self) -> &'static str {
+        match self {
+            ErrorMetric::TpotShape => "n_shape",
+            ErrorMetric::TpotMape => "n_mape",
+            ErrorMetric::TtftShape => "n_ttft_shape",
+            ErrorMetric::TtftMape => "n_ttft_mape",
+        }
+    }
     pub fn title(self) -> &'static str {
         match self {
             ErrorMetric::TpotShape => "TPOT shape",
@@ -552,10 +562,9 @@ pub fn headline_output(scored: &Scored) -> TaskOutput {
     for (tier, agg) in scored.tiers() {
         let t = tier.key();
         out.count(format!("{t}.sweeps"), agg.sweeps as u64);
-        out.count(format!("{t}.n_shape"), agg.n[&ErrorMetric::TpotShape] as u64);
-        out.count(format!("{t}.n_mape"), agg.n[&ErrorMetric::TpotMape] as u64);
-        out.count(format!("{t}.n_ttft_shape"), agg.n[&ErrorMetric::TtftShape] as u64);
-        out.count(format!("{t}.n_ttft_mape"), agg.n[&ErrorMetric::TtftMape] as u64);
+        for m in ErrorMetric::ALL {
+            out.count(format!("{t}.{}", m.count_key()), agg.n[&m] as u64);
+        }
         for (i, (_, key, _)) in scored.arms.iter().enumerate() {
             for m in ErrorMetric::ALL {
                 if let Some(Some(v)) = agg.mean_abs.get(&(i, m)) {

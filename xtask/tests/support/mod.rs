@@ -55,10 +55,19 @@ pub fn team_inputs() -> Result<PathBuf, String> {
 pub fn with_team_inputs(
     test: fn(&Path) -> Result<(), libtest_mimic::Failed>,
 ) -> Result<libtest_mimic::Completion, libtest_mimic::Failed> {
-    match team_inputs() {
-        Ok(corpora) => test(&corpora).map(|()| libtest_mimic::Completion::Completed),
+    requires(team_inputs(), |corpora| test(&corpora))
+}
+
+/// Runs `test` on what `inputs` found; when it says why an input is missing, the trial is
+/// ignored with that reason, or fails under CI=true, where `.ci/run` supplies every input.
+pub fn requires<T>(
+    inputs: Result<T, String>,
+    test: impl FnOnce(T) -> Result<(), libtest_mimic::Failed>,
+) -> Result<libtest_mimic::Completion, libtest_mimic::Failed> {
+    match inputs {
+        Ok(found) => test(found).map(|()| libtest_mimic::Completion::Completed),
         Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
-            Err(format!("CI=true but this trial {why}; .ci/run supplies both").into())
+            Err(format!("CI=true but this trial {why}; .ci/run supplies it").into())
         }
         Err(why) => Ok(libtest_mimic::Completion::ignored_with(why)),
     }
