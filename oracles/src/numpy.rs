@@ -144,6 +144,93 @@ impl SeedWords {
     pub fn restart(&mut self) -> Replay<'_> {
         Replay { words: self, at: 0 }
     }
+
+    /// The stream's first `len` words or more (whole blocks are kept).
+    pub fn prefix(&mut self, len: usize) -> &[u32] {
+        while self.kept.len() < len {
+            let block = self.source.pending();
+            let n = block.len();
+            self.kept.extend_from_slice(block);
+            self.source.advance(n);
+        }
+        &self.kept
+    }
+}
+
+/// How `randint(low, high, size)` with `size > 0` turns words into values (int64 dtype, the
+/// rules of [`RandomState::randint_into`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// Rule 3: one possible value; no word is drawn.
+    Constant(i64),
+    /// Rule 4: one word per candidate, `off + (word & mask)`, kept when `word & mask <= rng`.
+    /// A draw starting at word `p` keeps exactly the words at or after `p` that
+    /// [`Masked32::accept`] keeps from the whole stream, so every such draw of one seed is a
+    /// slice of one sequence.
+    Masked32(Masked32),
+    /// Rule 5: two words per candidate. Which pairs are formed depends on where the draw
+    /// starts, so draws are not slices of one sequence.
+    Wide,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Masked32 {
+    off: u64,
+    rng: u32,
+    mask: u32,
+}
+
+/// The rule `randint(low, high, size)` follows for `size > 0`, or numpy's error for the bounds.
+pub fn rule(low: i128, high: i128) -> Result<Rule, RandintError> {
+    // Rule 2: the generator works on the closed interval [low, high - 1].
+    let closed_high = high - 1;
+    if low < i128::from(i64::MIN) {
+        return Err(RandintError::LowOutOfBounds { low });
+    }
+    if closed_high > i128::from(i64::MAX) {
+        return Err(RandintError::HighOutOfBounds { high });
+    }
+    if low > closed_high {
+        return Err(RandintError::EmptyRange { low, high });
+    }
+    // Both ends are now inside int64, so the span fits a u64 (at most 2^64 - 1).
+    let rng = (closed_high - low) as u64;
+    let off = low as i64 as u64;
+    Ok(if rng == 0 {
+        Rule::Constant(low as i64)
+    } else if rng <= u64::from(u32::MAX) {
+        // A full 32-bit span takes the word as is, which the mask 0xFFFFFFFF does anyway.
+        let rng = rng as u32;
+        Rule::Masked32(Masked32 { off, rng, mask: smallest_all_ones_at_least(u64::from(rng)) as u32 })
+    } else {
+        Rule::Wide
+    })
+}
+
+impl Masked32 {
+    /// For each word of `words` the rule keeps, writes its value to `values` and its position
+    /// plus one (the words a draw ending on it has consumed, counting from `first`, the
+    /// position of `words[0]`) to `ends`, in order from index 0; returns how many it kept.
+    /// Branch-free: every candidate is written and the count advances only for kept ones, so
+    /// both slices need room for `words.len() + 1`.
+    pub fn accept(&self, words: &[u32], first: u32, values: &mut [i64], ends: &mut [u32]) -> usize {
+        let (values, ends) = (&mut values[..=words.len()], &mut ends[..=words.len()]);
+        let mut kept = 0;
+        let mut end = first;
+        for &word in words {
+            let v = word & self.mask;
+            end = end.wrapping_add(1);
+            values[kept] = self.off.wrapping_add(u64::from(v)) as i64;
+            ends[kept] = end;
+            kept += usize::from(v <= self.rng);
+        }
+        kept
+    }
+
+    /// Words drawn per value kept, on average: the masked range over the span.
+    pub fn words_per_value(&self) -> f64 {
+        (f64::from(self.mask) + 1.0) / (f64::from(self.rng) + 1.0)
+    }
 }
 
 /// A generator replaying [`SeedWords`] from the start, extending them when it runs past.
@@ -259,48 +346,36 @@ fn randint_into(
     if size == 0 {
         return Ok(());
     }
-    // Rule 2: the generator works on the closed interval [low, high - 1].
-    let closed_high = high - 1;
-    if low < i128::from(i64::MIN) {
-        return Err(RandintError::LowOutOfBounds { low });
-    }
-    if closed_high > i128::from(i64::MAX) {
-        return Err(RandintError::HighOutOfBounds { high });
-    }
-    if low > closed_high {
-        return Err(RandintError::EmptyRange { low, high });
-    }
-    // Both ends are now inside int64, so the span fits a u64 (at most 2^64 - 1).
-    let rng = (closed_high - low) as u64;
-    let off = low as i64 as u64;
     out.reserve(size);
-    let push = |out: &mut Vec<i64>, value: u64| out.push(off.wrapping_add(value) as i64);
-    if rng == 0 {
+    match rule(low, high)? {
         // Rule 3: a single value; nothing is drawn.
-        out.extend(std::iter::repeat_n(low as i64, size));
-    } else if rng <= u64::from(u32::MAX) {
-        // Rule 4: masked rejection on 32-bit words (a full 32-bit span takes the word as is,
-        // which the mask 0xFFFFFFFF does anyway: no word is ever rejected).
-        let rng = rng as u32;
-        let mask = smallest_all_ones_at_least(u64::from(rng)) as u32;
-        masked_u32_into(words, off, rng, mask, size, out);
-    } else if rng == u64::MAX {
-        // Rule 5, the full int64 span: the 64-bit draw as is.
-        for _ in 0..size {
-            let v = words.next_u64();
-            push(out, v);
-        }
-    } else {
-        // Rule 5: masked rejection on 64-bit draws.
-        let mask = smallest_all_ones_at_least(rng);
-        for _ in 0..size {
-            let value = loop {
-                let v = words.next_u64() & mask;
-                if v <= rng {
-                    break v;
+        Rule::Constant(value) => out.extend(std::iter::repeat_n(value, size)),
+        Rule::Masked32(Masked32 { off, rng, mask }) => masked_u32_into(words, off, rng, mask, size, out),
+        Rule::Wide => {
+            // Rule 2: the generator works on the closed interval [low, high - 1], which
+            // `rule` found inside int64.
+            let rng = (high - 1 - low) as u64;
+            let off = low as i64 as u64;
+            let push = |out: &mut Vec<i64>, value: u64| out.push(off.wrapping_add(value) as i64);
+            if rng == u64::MAX {
+                // Rule 5, the full int64 span: the 64-bit draw as is.
+                for _ in 0..size {
+                    let v = words.next_u64();
+                    push(out, v);
                 }
-            };
-            push(out, value);
+            } else {
+                // Rule 5: masked rejection on 64-bit draws.
+                let mask = smallest_all_ones_at_least(rng);
+                for _ in 0..size {
+                    let value = loop {
+                        let v = words.next_u64() & mask;
+                        if v <= rng {
+                            break v;
+                        }
+                    };
+                    push(out, value);
+                }
+            }
         }
     }
     Ok(())
@@ -489,6 +564,31 @@ mod tests {
                 assert_eq!(fresh.next_u32(), replay.next_u32(), "the same position after {sequence:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_masked_draw_from_any_word_is_a_slice_of_what_the_rule_keeps_from_the_stream() {
+        let Ok(Rule::Masked32(rule)) = rule(819, 1025) else { panic!("819..1025 is masked") };
+        let mut words = SeedWords::new(4);
+        let stream = words.prefix(3000).to_vec();
+        let (mut values, mut ends) = (vec![0; 3002], vec![0; 3002]);
+        // In two pieces, the second one continuing the positions of the first.
+        let kept = rule.accept(&stream[..1000], 0, &mut values, &mut ends);
+        let kept = kept + rule.accept(&stream[1000..], 1000, &mut values[kept..], &mut ends[kept..]);
+        let (values, ends) = (&values[..kept], &ends[..kept]);
+        for start in [0usize, 1, 623, 624, 1000, 1777] {
+            // randint after `start` words: skip them with a 32-bit draw that keeps every word.
+            let mut rs = RandomState::seed(4);
+            rs.randint(0, 1 << 32, start).unwrap();
+            let drawn = rs.randint(819, 1025, 500).unwrap();
+            let first = ends.partition_point(|&e| (e as usize) <= start);
+            assert_eq!(drawn, values[first..first + 500], "from word {start}");
+            assert_eq!(rs.next_u32(), stream[ends[first + 499] as usize], "the draw ends where the slice does");
+        }
+        // 64-bit draws pair words from where they start: no such sequence exists for them.
+        assert_eq!(super::rule(0, 1 << 40), Ok(Rule::Wide));
+        assert_eq!(super::rule(7, 8), Ok(Rule::Constant(7)));
+        assert_eq!(super::rule(7, 7), Err(RandintError::EmptyRange { low: 7, high: 7 }));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! benchmark point draws (docs/upstream.md §2; INFX `utils/bench_serving/benchmark_serving.py`,
 //! random dataset).
 
-use crate::numpy::{RandintError, RandomState, SeedWords};
+use crate::numpy::{self, RandintError, RandomState, Rule, SeedWords};
 use std::fmt;
 
 /// `--seed` defaults to 0 and the InferenceX recipes never pass it.
@@ -189,6 +189,183 @@ impl Drawer {
     }
 }
 
+/// Every point of one seed as slices of shared sequences: a point reseeds, so its inputs start
+/// at word 0 and its outputs where its inputs ended; under the masked rule a draw starting at
+/// word `p` keeps exactly the words at or after `p` that the same bounds keep from the whole
+/// stream ([`numpy::Masked32::accept`]). So all draws of one pair of bounds are slices of one
+/// sequence of kept values ([`Run`]), made once per seed however many points use it.
+///
+/// The slices equal [`draw`]'s vectors (tested point by point). Bounds under rule 5 (64-bit
+/// draws, only for spans beyond 2^32) pair words from wherever the draw starts and are not
+/// slices: [`SeedDraws::draw`] answers `None` for them, as for streams beyond 2^32 words.
+#[derive(Clone, Debug)]
+pub struct SeedDraws {
+    params: Params,
+    words: SeedWords,
+    /// `runs[..used]` are this seed's; the rest are emptied ones kept for their allocations.
+    runs: Vec<Run>,
+    used: usize,
+}
+
+/// What one pair of bounds keeps from the seed's stream, in order, as far as scanned.
+#[derive(Clone, Debug)]
+pub struct Run {
+    bounds: (i64, i64),
+    rule: Rule,
+    /// `values[..kept]` are the values kept so far, in stream order; the storage beyond is
+    /// scratch, kept across seeds so that it is not zeroed again.
+    values: Vec<i64>,
+    /// `ends[i]`: the words a draw has consumed once it kept `values[i]` (its position + 1).
+    ends: Vec<u32>,
+    kept: usize,
+    /// Words examined so far.
+    scanned: usize,
+}
+
+impl Run {
+    /// The values kept so far, in stream order.
+    pub fn values(&self) -> &[i64] {
+        &self.values[..self.kept]
+    }
+}
+
+/// One vector of a point: `len` values of run `run` from `start`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slice {
+    pub run: usize,
+    pub start: usize,
+    pub len: usize,
+}
+
+/// A point's two vectors as slices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PointSlices {
+    pub input: Slice,
+    pub output: Slice,
+}
+
+impl SeedDraws {
+    pub fn new(params: Params) -> SeedDraws {
+        SeedDraws { params, words: SeedWords::new(params.seed), runs: Vec::new(), used: 0 }
+    }
+
+    /// [`SeedDraws::new`] in place, keeping the allocations (for a loop over seeds).
+    pub fn reset(&mut self, params: Params) {
+        self.params = params;
+        self.words.reseed(params.seed);
+        for run in &mut self.runs {
+            (run.kept, run.scanned) = (0, 0);
+        }
+        self.used = 0;
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The runs made so far; [`Slice::run`] indexes them.
+    pub fn runs(&self) -> &[Run] {
+        &self.runs[..self.used]
+    }
+
+    /// A slice's values (an empty slice names no run).
+    pub fn values(&self, slice: Slice) -> &[i64] {
+        if slice.len == 0 {
+            return &[];
+        }
+        &self.runs[slice.run].values()[slice.start..slice.start + slice.len]
+    }
+
+    /// `point`'s vectors as slices of this seed's runs, or `None` where they are not slices
+    /// (see [`SeedDraws`]); the error is [`draw`]'s.
+    pub fn draw(&mut self, point: &WorkloadPoint) -> Result<Option<PointSlices>, DrawError> {
+        let n = self.params.num_prompts(point);
+        let mut consumed = 0usize;
+        let Some(input) = self.take(point.isl, n, &mut consumed)? else { return Ok(None) };
+        let Some(output) = self.take(point.osl, n, &mut consumed)? else { return Ok(None) };
+        Ok(Some(PointSlices { input, output }))
+    }
+
+    /// `randint(int(len * ratio), len + 1, size=n)` on the stream after `consumed` words.
+    fn take(&mut self, len: u32, n: usize, consumed: &mut usize) -> Result<Option<Slice>, DrawError> {
+        let ratio = self.params.range_ratio;
+        let low = lower_bound(len, ratio).ok_or(DrawError::Ratio { ratio })?;
+        // Rule 1: a size of 0 draws nothing and checks nothing.
+        if n == 0 {
+            return Ok(Some(Slice { run: 0, start: 0, len: 0 }));
+        }
+        let high = i64::from(len) + 1;
+        let rule = numpy::rule(i128::from(low), i128::from(high)).map_err(DrawError::Randint)?;
+        if rule == Rule::Wide {
+            return Ok(None);
+        }
+        let run = self.run_for((low, high), rule);
+        let Some(start) = self.extend(run, *consumed, n) else { return Ok(None) };
+        if let Rule::Masked32(_) = rule {
+            *consumed = self.runs[run].ends[start + n - 1] as usize;
+        }
+        Ok(Some(Slice { run, start, len: n }))
+    }
+
+    /// The run for `bounds`, made empty if this seed has none yet.
+    fn run_for(&mut self, bounds: (i64, i64), rule: Rule) -> usize {
+        if let Some(i) = self.runs[..self.used].iter().position(|r| r.bounds == bounds) {
+            return i;
+        }
+        if self.used == self.runs.len() {
+            self.runs.push(Run { bounds, rule, values: Vec::new(), ends: Vec::new(), kept: 0, scanned: 0 });
+        }
+        let run = &mut self.runs[self.used];
+        (run.bounds, run.rule) = (bounds, rule);
+        self.used += 1;
+        self.used - 1
+    }
+
+    /// Scans run `run` until `n` values follow the first value kept at or after word
+    /// `consumed`; returns that value's index, or `None` past 2^32 words.
+    fn extend(&mut self, run: usize, consumed: usize, n: usize) -> Option<usize> {
+        let r = &mut self.runs[run];
+        let masked = match r.rule {
+            Rule::Constant(value) => {
+                if r.kept < n {
+                    // The storage may hold another seed's values: overwrite, not just grow.
+                    r.values.resize(r.values.len().max(n), 0);
+                    r.values[r.kept..n].fill(value);
+                    r.kept = n;
+                }
+                return Some(0);
+            }
+            Rule::Masked32(masked) => masked,
+            Rule::Wide => unreachable!("no run is made for 64-bit draws"),
+        };
+        loop {
+            // Every end recorded so far is at most `scanned`, so while `scanned <= consumed`
+            // the start lies beyond the values kept and the loop scans on.
+            let start = r.ends[..r.kept].partition_point(|&end| (end as usize) <= consumed);
+            let missing = (start + n).saturating_sub(r.kept);
+            if missing == 0 {
+                return Some(start);
+            }
+            // The expected words for what is missing and a little more, so one scan nearly
+            // always suffices without drawing much that no point needs.
+            let expected = (missing as f64 * masked.words_per_value() * 1.02) as usize + 64;
+            let from = r.scanned;
+            let upto = from.max(consumed) + expected;
+            if upto > u32::MAX as usize {
+                return None;
+            }
+            let room = r.kept + (upto - from) + 1;
+            if r.values.len() < room {
+                r.values.resize(room, 0);
+                r.ends.resize(room, 0);
+            }
+            let words = &self.words.prefix(upto)[from..upto];
+            r.kept += masked.accept(words, from as u32, &mut r.values[r.kept..], &mut r.ends[r.kept..]);
+            r.scanned = upto;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,6 +412,90 @@ mod tests {
             drawer.draw_into(&points[0], &mut lengths).unwrap();
             assert_eq!(lengths, draw(&other, &points[0]).unwrap());
         }
+    }
+
+    /// [`SeedDraws`] against [`draw`], point by point: `None` only where the bounds take
+    /// 64-bit draws, the same error where `draw` errs, else the same vectors.
+    fn assert_slices_are_draws(params: Params, points: &[WorkloadPoint]) {
+        let mut draws = SeedDraws::new(params);
+        // Twice, the second time after a reset to InferenceX's draw of another seed and back:
+        // kept storage must not leak values between seeds or bounds.
+        for round in 0..2 {
+            if round == 1 {
+                draws.reset(Params::inferencex(params.seed ^ 1));
+                for point in points {
+                    draws.draw(point).ok();
+                }
+                draws.reset(params);
+            }
+            for point in points {
+                let expected = draw(&params, point);
+                match (draws.draw(point), expected) {
+                    (Ok(Some(slices)), Ok(lengths)) => {
+                        assert_eq!(draws.values(slices.input), &lengths.input[..], "{point} inputs");
+                        assert_eq!(draws.values(slices.output), &lengths.output[..], "{point} outputs");
+                    }
+                    (Ok(None), Ok(_)) => {
+                        let wide = |len: u32| {
+                            let low = lower_bound(len, params.range_ratio).unwrap();
+                            numpy::rule(low.into(), i128::from(len) + 1) == Ok(Rule::Wide)
+                        };
+                        assert!(wide(point.isl) || wide(point.osl), "{point}: no slices but no 64-bit draw");
+                    }
+                    // By text: a NaN ratio is unequal to itself.
+                    (Err(got), Err(want)) => assert_eq!(got.to_string(), want.to_string(), "{point}"),
+                    (got, want) => panic!("{point}: slices {got:?}, draw {want:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn seed_draws_are_the_draws_for_inferencex_points_in_any_order() {
+        let mut points: Vec<WorkloadPoint> = Vec::new();
+        for (isl, osl) in [(1024, 1024), (1024, 8192), (8192, 1024)] {
+            for concurrency in [1, 2, 4, 64, 256, 512] {
+                points.push(WorkloadPoint { isl, osl, concurrency });
+            }
+        }
+        for seed in [0, 3] {
+            assert_slices_are_draws(Params::inferencex(seed), &points);
+            points.reverse();
+            assert_slices_are_draws(Params::inferencex(seed), &points);
+        }
+    }
+
+    #[test]
+    fn seed_draws_follow_every_rule_of_randint() {
+        let points = [
+            WorkloadPoint { isl: 5, osl: 3, concurrency: 7 },
+            WorkloadPoint { isl: 1, osl: 1 << 31, concurrency: 2 },
+            WorkloadPoint { isl: 1 << 31, osl: 1, concurrency: 3 },
+            WorkloadPoint { isl: 8192, osl: 8192, concurrency: 40 },
+            WorkloadPoint { isl: 3, osl: 1 << 30, concurrency: 5 },
+        ];
+        // ratio 1: one possible value (no words drawn); 0.5: narrow spans and full-ish masks;
+        // -3: spans beyond 2^32 for the largest lengths (64-bit draws); NaN: no bound at all;
+        // 0 requests: nothing drawn and nothing checked.
+        for (range_ratio, requests_per_concurrency) in [(1.0, 10), (0.5, 3), (-3.0, 2), (f64::NAN, 1), (0.8, 0)] {
+            assert_slices_are_draws(Params { seed: 5, range_ratio, requests_per_concurrency }, &points);
+        }
+        // Spans beyond 2^32 are the case with no slices; it must occur above.
+        let mut draws = SeedDraws::new(Params { seed: 5, range_ratio: -3.0, requests_per_concurrency: 2 });
+        assert_eq!(draws.draw(&points[1]), Ok(None));
+    }
+
+    #[test]
+    fn a_run_is_shared_only_by_equal_bounds() {
+        let mut draws = SeedDraws::new(Params::inferencex(0));
+        let a = draws.draw(&WorkloadPoint { isl: 1024, osl: 8192, concurrency: 2 }).unwrap().unwrap();
+        let b = draws.draw(&WorkloadPoint { isl: 8192, osl: 1024, concurrency: 1 }).unwrap().unwrap();
+        assert_eq!((a.input.run, a.output.run), (b.output.run, b.input.run));
+        assert_ne!(a.input.run, a.output.run);
+        assert_eq!(draws.runs().len(), 2);
+        // Inputs start at the stream's start; outputs after the inputs' words.
+        assert_eq!((a.input.start, b.input.start), (0, 0));
+        assert!(a.output.start > 0 && b.output.start > 0);
     }
 
     #[test]
