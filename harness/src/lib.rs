@@ -5,6 +5,7 @@
 
 pub mod atomic;
 pub mod inputs;
+pub mod parallel;
 pub mod paths;
 pub mod read;
 pub mod task;

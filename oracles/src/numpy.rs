@@ -70,11 +70,19 @@ impl RandomState {
     /// The next 624 words: regenerate the state, then temper all of it.
     #[inline(never)]
     fn refill(&mut self) {
+        let mut block = std::mem::replace(&mut self.block, Box::new([0; N]));
+        self.next_block_into(&mut block);
+        self.block = block;
+        self.next = 0;
+    }
+
+    /// Regenerates the state and writes its 624 tempered words to `out`, for a caller that
+    /// keeps the words itself ([`SeedWords`]); the current block is left as it was.
+    fn next_block_into(&mut self, out: &mut [u32; N]) {
         regenerate(&mut self.state);
-        for (out, &y) in self.block.iter_mut().zip(self.state.iter()) {
+        for (out, &y) in out.iter_mut().zip(self.state.iter()) {
             *out = temper(y);
         }
-        self.next = 0;
     }
 
     /// One tempered MT19937 word (numpy `next_uint32`).
@@ -125,18 +133,20 @@ impl Words for RandomState {
 #[derive(Clone, Debug)]
 pub struct SeedWords {
     source: RandomState,
+    /// `kept[..len]` are the words drawn; the storage beyond is scratch kept across reseeds.
     kept: Vec<u32>,
+    len: usize,
 }
 
 impl SeedWords {
     pub fn new(seed: u32) -> SeedWords {
-        SeedWords { source: RandomState::seed(seed), kept: Vec::new() }
+        SeedWords { source: RandomState::seed(seed), kept: Vec::new(), len: 0 }
     }
 
-    /// [`SeedWords::new`] for `seed` in place, keeping the allocation of the kept words.
+    /// [`SeedWords::new`] for `seed` in place, keeping the storage of the kept words.
     pub fn reseed(&mut self, seed: u32) {
         self.source = RandomState::seed(seed);
-        self.kept.clear();
+        self.len = 0;
     }
 
     /// `np.random.seed(seed)` again: a generator at the start of the stream that draws
@@ -147,13 +157,56 @@ impl SeedWords {
 
     /// The stream's first `len` words or more (whole blocks are kept).
     pub fn prefix(&mut self, len: usize) -> &[u32] {
-        while self.kept.len() < len {
-            let block = self.source.pending();
-            let n = block.len();
-            self.kept.extend_from_slice(block);
-            self.source.advance(n);
+        while self.len < len {
+            self.grow();
         }
-        &self.kept
+        &self.kept[..self.len]
+    }
+
+    /// Draws the next block straight into the kept words. The source only ever gives whole
+    /// blocks here, so its own block is never used.
+    fn grow(&mut self) {
+        let end = self.len + N;
+        if self.kept.len() < end {
+            self.kept.resize(end, 0);
+        }
+        let block: &mut [u32; N] = (&mut self.kept[self.len..end]).try_into().expect("N words");
+        self.source.next_block_into(block);
+        self.len = end;
+    }
+}
+
+/// A generator replaying [`SeedWords`] from the start, extending them when it runs past.
+#[derive(Debug)]
+pub struct Replay<'a> {
+    words: &'a mut SeedWords,
+    at: usize,
+}
+
+impl Replay<'_> {
+    pub fn next_u32(&mut self) -> u32 {
+        Words::next_u32(self)
+    }
+
+    /// [`RandomState::randint_into`] on the replayed stream.
+    pub fn randint_into(&mut self, low: i128, high: i128, size: usize, out: &mut Vec<i64>) -> Result<(), RandintError> {
+        randint_into(self, low, high, size, out)
+    }
+}
+
+impl Words for Replay<'_> {
+    #[inline]
+    fn pending(&mut self) -> &[u32] {
+        let words = &mut *self.words;
+        if self.at == words.len {
+            words.grow();
+        }
+        &words.kept[self.at..words.len]
+    }
+
+    #[inline]
+    fn advance(&mut self, n: usize) {
+        self.at += n;
     }
 }
 
@@ -165,7 +218,7 @@ pub enum Rule {
     Constant(i64),
     /// Rule 4: one word per candidate, `off + (word & mask)`, kept when `word & mask <= rng`.
     /// A draw starting at word `p` keeps exactly the words at or after `p` that
-    /// [`Masked32::accept`] keeps from the whole stream, so every such draw of one seed is a
+    /// [`Masked32::keep_into`] keeps from the whole stream, so every such draw of one seed is a
     /// slice of one sequence.
     Masked32(Masked32),
     /// Rule 5: two words per candidate. Which pairs are formed depends on where the draw
@@ -208,65 +261,57 @@ pub fn rule(low: i128, high: i128) -> Result<Rule, RandintError> {
 }
 
 impl Masked32 {
-    /// For each word of `words` the rule keeps, writes its value to `values` and its position
-    /// plus one (the words a draw ending on it has consumed, counting from `first`, the
-    /// position of `words[0]`) to `ends`, in order from index 0; returns how many it kept.
-    /// Branch-free: every candidate is written and the count advances only for kept ones, so
-    /// both slices need room for `words.len() + 1`.
-    pub fn accept(&self, words: &[u32], first: u32, values: &mut [i64], ends: &mut [u32]) -> usize {
-        let (values, ends) = (&mut values[..=words.len()], &mut ends[..=words.len()]);
+    /// Whether the rule keeps `word`.
+    #[inline]
+    pub fn keeps(&self, word: u32) -> bool {
+        word & self.mask <= self.rng
+    }
+
+    /// The candidate `word` gives, kept or not.
+    #[inline]
+    pub fn candidate(&self, word: u32) -> i64 {
+        self.off.wrapping_add(u64::from(word & self.mask)) as i64
+    }
+
+    /// How many of `words` the rule keeps (a loop the compiler vectorises).
+    pub fn count_kept(&self, words: &[u32]) -> usize {
+        // Summed as u32 lanes, four to a vector, in blocks whose count cannot overflow them.
+        words.chunks(1 << 16).map(|block| block.iter().map(|&w| u32::from(self.keeps(w))).sum::<u32>() as usize).sum()
+    }
+
+    /// Appends what the rule keeps of `words`, in order. Branch-free: every candidate is
+    /// written and the length advances only for kept ones.
+    pub fn keep_into(&self, words: &[u32], values: &mut Vec<i64>) {
+        let start = values.len();
+        // One slot beyond the last possible value, for a rejected candidate written last.
+        values.resize(start + words.len() + 1, 0);
+        let slots = &mut values[start..];
         let mut kept = 0;
-        let mut end = first;
         for &word in words {
-            let v = word & self.mask;
-            end = end.wrapping_add(1);
-            values[kept] = self.off.wrapping_add(u64::from(v)) as i64;
-            ends[kept] = end;
-            kept += usize::from(v <= self.rng);
+            slots[kept] = self.candidate(word);
+            kept += usize::from(self.keeps(word));
         }
-        kept
+        values.truncate(start + kept);
+    }
+
+    /// `entry(value)` for each kept masked word and `rejected` for the others, indexed by
+    /// `word & mask`: [`Masked32::index`] looks a word up. `None` when the mask is wider than
+    /// `max_len` entries.
+    pub fn table<T: Copy>(&self, max_len: usize, entry: impl Fn(i64) -> T, rejected: T) -> Option<Vec<T>> {
+        let len = self.mask as usize + 1;
+        (len <= max_len)
+            .then(|| (0..len as u32).map(|v| if v <= self.rng { entry(self.candidate(v)) } else { rejected }).collect())
+    }
+
+    /// A word's index in [`Masked32::table`].
+    #[inline]
+    pub fn index(&self, word: u32) -> usize {
+        (word & self.mask) as usize
     }
 
     /// Words drawn per value kept, on average: the masked range over the span.
     pub fn words_per_value(&self) -> f64 {
         (f64::from(self.mask) + 1.0) / (f64::from(self.rng) + 1.0)
-    }
-}
-
-/// A generator replaying [`SeedWords`] from the start, extending them when it runs past.
-#[derive(Debug)]
-pub struct Replay<'a> {
-    words: &'a mut SeedWords,
-    at: usize,
-}
-
-impl Replay<'_> {
-    pub fn next_u32(&mut self) -> u32 {
-        Words::next_u32(self)
-    }
-
-    /// [`RandomState::randint_into`] on the replayed stream.
-    pub fn randint_into(&mut self, low: i128, high: i128, size: usize, out: &mut Vec<i64>) -> Result<(), RandintError> {
-        randint_into(self, low, high, size, out)
-    }
-}
-
-impl Words for Replay<'_> {
-    #[inline]
-    fn pending(&mut self) -> &[u32] {
-        let words = &mut *self.words;
-        if self.at == words.kept.len() {
-            let block = words.source.pending();
-            let n = block.len();
-            words.kept.extend_from_slice(block);
-            words.source.advance(n);
-        }
-        &words.kept[self.at..]
-    }
-
-    #[inline]
-    fn advance(&mut self, n: usize) {
-        self.at += n;
     }
 }
 
@@ -571,20 +616,23 @@ mod tests {
         let Ok(Rule::Masked32(rule)) = rule(819, 1025) else { panic!("819..1025 is masked") };
         let mut words = SeedWords::new(4);
         let stream = words.prefix(3000).to_vec();
-        let (mut values, mut ends) = (vec![0; 3002], vec![0; 3002]);
-        // In two pieces, the second one continuing the positions of the first.
-        let kept = rule.accept(&stream[..1000], 0, &mut values, &mut ends);
-        let kept = kept + rule.accept(&stream[1000..], 1000, &mut values[kept..], &mut ends[kept..]);
-        let (values, ends) = (&values[..kept], &ends[..kept]);
+        let mut values = Vec::new();
+        // In two pieces: keeping appends.
+        rule.keep_into(&stream[..1000], &mut values);
+        rule.keep_into(&stream[1000..], &mut values);
+        assert_eq!(values.len(), rule.count_kept(&stream));
+        let table = rule.table(256, |v| v, -1).unwrap();
+        let by_table: Vec<i64> = stream.iter().map(|&w| table[rule.index(w)]).filter(|&v| v >= 0).collect();
+        assert_eq!(by_table, values);
         for start in [0usize, 1, 623, 624, 1000, 1777] {
             // randint after `start` words: skip them with a 32-bit draw that keeps every word.
             let mut rs = RandomState::seed(4);
             rs.randint(0, 1 << 32, start).unwrap();
             let drawn = rs.randint(819, 1025, 500).unwrap();
-            let first = ends.partition_point(|&e| (e as usize) <= start);
+            let first = rule.count_kept(&stream[..start]);
             assert_eq!(drawn, values[first..first + 500], "from word {start}");
-            assert_eq!(rs.next_u32(), stream[ends[first + 499] as usize], "the draw ends where the slice does");
         }
+        assert_eq!(rule.table(255, |v| v, -1), None, "the mask is 255: 256 entries");
         // 64-bit draws pair words from where they start: no such sequence exists for them.
         assert_eq!(super::rule(0, 1 << 40), Ok(Rule::Wide));
         assert_eq!(super::rule(7, 8), Ok(Rule::Constant(7)));

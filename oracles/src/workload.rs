@@ -192,44 +192,83 @@ impl Drawer {
 /// Every point of one seed as slices of shared sequences: a point reseeds, so its inputs start
 /// at word 0 and its outputs where its inputs ended; under the masked rule a draw starting at
 /// word `p` keeps exactly the words at or after `p` that the same bounds keep from the whole
-/// stream ([`numpy::Masked32::accept`]). So all draws of one pair of bounds are slices of one
-/// sequence of kept values ([`Run`]), made once per seed however many points use it.
+/// stream. So all draws of one pair of bounds are slices of one sequence of kept values (a
+/// [`Run`]), made once per seed however many points use it.
+///
+/// What a run stores of its values is the [`Keep`]er's choice: the values themselves
+/// (`Vec<i64>`, [`SeedDraws::values`]) or anything made from them (the fixture check keeps
+/// their text). Positions stay here: the count of values kept before each [`CHUNK`] of words,
+/// from which a draw's start and end are found by recounting at most one chunk.
 ///
 /// The slices equal [`draw`]'s vectors (tested point by point). Bounds under rule 5 (64-bit
 /// draws, only for spans beyond 2^32) pair words from wherever the draw starts and are not
-/// slices: [`SeedDraws::draw`] answers `None` for them, as for streams beyond 2^32 words.
+/// slices: [`SeedDraws::draw`] answers `None` for them.
 #[derive(Clone, Debug)]
-pub struct SeedDraws {
+pub struct SeedDraws<K = Vec<i64>> {
     params: Params,
     words: SeedWords,
     /// `runs[..used]` are this seed's; the rest are emptied ones kept for their allocations.
-    runs: Vec<Run>,
+    runs: Vec<Run<K>>,
     used: usize,
 }
 
-/// What one pair of bounds keeps from the seed's stream, in order, as far as scanned.
-#[derive(Clone, Debug)]
-pub struct Run {
-    bounds: (i64, i64),
-    rule: Rule,
-    /// `values[..kept]` are the values kept so far, in stream order; the storage beyond is
-    /// scratch, kept across seeds so that it is not zeroed again.
-    values: Vec<i64>,
-    /// `ends[i]`: the words a draw has consumed once it kept `values[i]` (its position + 1).
-    ends: Vec<u32>,
-    kept: usize,
-    /// Words examined so far.
-    scanned: usize,
+/// What a run stores of the values its rule keeps.
+pub trait Keep: Default {
+    /// Appends what `rule` keeps of `words`, in order. `words` are whole [`CHUNK`]s;
+    /// `kept_before[c]` counts the run's values kept before chunk `c` of them, and the last
+    /// entry all of them (one more entry than chunks).
+    fn masked(&mut self, rule: &numpy::Masked32, words: &[u32], kept_before: &[usize]);
+    /// Appends `n` copies of `value` (rule 3 draws no word).
+    fn constant(&mut self, value: i64, n: usize);
+    /// Forgets every value (the storage may stay).
+    fn clear(&mut self);
 }
 
-impl Run {
-    /// The values kept so far, in stream order.
-    pub fn values(&self) -> &[i64] {
-        &self.values[..self.kept]
+impl Keep for Vec<i64> {
+    fn masked(&mut self, rule: &numpy::Masked32, words: &[u32], _kept_before: &[usize]) {
+        rule.keep_into(words, self);
+    }
+
+    fn constant(&mut self, value: i64, n: usize) {
+        self.extend(std::iter::repeat_n(value, n));
+    }
+
+    fn clear(&mut self) {
+        Vec::clear(self);
     }
 }
 
-/// One vector of a point: `len` values of run `run` from `start`.
+/// Words per position checkpoint of a [`Run`].
+pub const CHUNK: usize = 64;
+
+/// What one pair of bounds keeps from the seed's stream, in order, as far as scanned.
+#[derive(Clone, Debug)]
+pub struct Run<K> {
+    bounds: (i64, i64),
+    rule: Rule,
+    keep: K,
+    kept: usize,
+    /// Masked rule: `kept_before[c]`, the values kept from the words before chunk `c`, for
+    /// every chunk scanned and the one after.
+    kept_before: Vec<usize>,
+}
+
+impl<K> Run<K> {
+    /// What the keeper holds: the first [`Run::kept`] values of the run.
+    pub fn keep(&self) -> &K {
+        &self.keep
+    }
+
+    pub fn kept(&self) -> usize {
+        self.kept
+    }
+
+    fn scanned(&self) -> usize {
+        (self.kept_before.len() - 1) * CHUNK
+    }
+}
+
+/// One vector of a point: `len` values of run `run` from `start` (an empty one names no run).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Slice {
     pub run: usize,
@@ -244,8 +283,18 @@ pub struct PointSlices {
     pub output: Slice,
 }
 
-impl SeedDraws {
-    pub fn new(params: Params) -> SeedDraws {
+impl SeedDraws<Vec<i64>> {
+    /// A slice's values.
+    pub fn values(&self, slice: Slice) -> &[i64] {
+        if slice.len == 0 {
+            return &[];
+        }
+        &self.runs[slice.run].keep[slice.start..slice.start + slice.len]
+    }
+}
+
+impl<K: Keep> SeedDraws<K> {
+    pub fn new(params: Params) -> SeedDraws<K> {
         SeedDraws { params, words: SeedWords::new(params.seed), runs: Vec::new(), used: 0 }
     }
 
@@ -253,9 +302,6 @@ impl SeedDraws {
     pub fn reset(&mut self, params: Params) {
         self.params = params;
         self.words.reseed(params.seed);
-        for run in &mut self.runs {
-            (run.kept, run.scanned) = (0, 0);
-        }
         self.used = 0;
     }
 
@@ -264,16 +310,8 @@ impl SeedDraws {
     }
 
     /// The runs made so far; [`Slice::run`] indexes them.
-    pub fn runs(&self) -> &[Run] {
+    pub fn runs(&self) -> &[Run<K>] {
         &self.runs[..self.used]
-    }
-
-    /// A slice's values (an empty slice names no run).
-    pub fn values(&self, slice: Slice) -> &[i64] {
-        if slice.len == 0 {
-            return &[];
-        }
-        &self.runs[slice.run].values()[slice.start..slice.start + slice.len]
     }
 
     /// `point`'s vectors as slices of this seed's runs, or `None` where they are not slices
@@ -296,14 +334,24 @@ impl SeedDraws {
         }
         let high = i64::from(len) + 1;
         let rule = numpy::rule(i128::from(low), i128::from(high)).map_err(DrawError::Randint)?;
-        if rule == Rule::Wide {
-            return Ok(None);
-        }
         let run = self.run_for((low, high), rule);
-        let Some(start) = self.extend(run, *consumed, n) else { return Ok(None) };
-        if let Rule::Masked32(_) = rule {
-            *consumed = self.runs[run].ends[start + n - 1] as usize;
-        }
+        let start = match rule {
+            Rule::Wide => return Ok(None),
+            Rule::Constant(value) => {
+                let r = &mut self.runs[run];
+                if r.kept < n {
+                    r.keep.constant(value, n - r.kept);
+                    r.kept = n;
+                }
+                0
+            }
+            Rule::Masked32(masked) => {
+                let start = self.kept_before(run, masked, *consumed);
+                self.scan(run, masked, start + n);
+                *consumed = self.end_of(run, masked, start + n - 1);
+                start
+            }
+        };
         Ok(Some(Slice { run, start, len: n }))
     }
 
@@ -313,56 +361,72 @@ impl SeedDraws {
             return i;
         }
         if self.used == self.runs.len() {
-            self.runs.push(Run { bounds, rule, values: Vec::new(), ends: Vec::new(), kept: 0, scanned: 0 });
+            self.runs.push(Run { bounds, rule, keep: K::default(), kept: 0, kept_before: vec![0] });
         }
         let run = &mut self.runs[self.used];
-        (run.bounds, run.rule) = (bounds, rule);
+        (run.bounds, run.rule, run.kept) = (bounds, rule, 0);
+        run.keep.clear();
+        run.kept_before.clear();
+        run.kept_before.push(0);
         self.used += 1;
         self.used - 1
     }
 
-    /// Scans run `run` until `n` values follow the first value kept at or after word
-    /// `consumed`; returns that value's index, or `None` past 2^32 words.
-    fn extend(&mut self, run: usize, consumed: usize, n: usize) -> Option<usize> {
-        let r = &mut self.runs[run];
-        let masked = match r.rule {
-            Rule::Constant(value) => {
-                if r.kept < n {
-                    // The storage may hold another seed's values: overwrite, not just grow.
-                    r.values.resize(r.values.len().max(n), 0);
-                    r.values[r.kept..n].fill(value);
-                    r.kept = n;
+    /// How many values run `run` keeps from the words before `position`.
+    fn kept_before(&mut self, run: usize, masked: numpy::Masked32, position: usize) -> usize {
+        let chunk = position / CHUNK;
+        while self.runs[run].kept_before.len() <= chunk {
+            let more = self.runs[run].scanned() + CHUNK;
+            self.scan_words(run, masked, more);
+        }
+        let words = self.words.prefix(position);
+        self.runs[run].kept_before[chunk] + masked.count_kept(&words[chunk * CHUNK..position])
+    }
+
+    /// The position + 1 of the word run `run` kept as its value `index` (scanned already):
+    /// the words a draw ending on that value has consumed.
+    fn end_of(&mut self, run: usize, masked: numpy::Masked32, index: usize) -> usize {
+        let r = &self.runs[run];
+        // The last chunk with fewer than `index + 1` values kept before it holds the value.
+        let chunk = r.kept_before.partition_point(|&k| k <= index) - 1;
+        let mut left = index - r.kept_before[chunk];
+        let from = chunk * CHUNK;
+        let words = self.words.prefix(from + CHUNK);
+        for (i, &word) in words[from..from + CHUNK].iter().enumerate() {
+            if masked.keeps(word) {
+                if left == 0 {
+                    return from + i + 1;
                 }
-                return Some(0);
+                left -= 1;
             }
-            Rule::Masked32(masked) => masked,
-            Rule::Wide => unreachable!("no run is made for 64-bit draws"),
-        };
-        loop {
-            // Every end recorded so far is at most `scanned`, so while `scanned <= consumed`
-            // the start lies beyond the values kept and the loop scans on.
-            let start = r.ends[..r.kept].partition_point(|&end| (end as usize) <= consumed);
-            let missing = (start + n).saturating_sub(r.kept);
-            if missing == 0 {
-                return Some(start);
-            }
+        }
+        unreachable!("chunk {chunk} keeps value {index} by its counts")
+    }
+
+    /// Scans run `run` until it has kept at least `count` values.
+    fn scan(&mut self, run: usize, masked: numpy::Masked32, count: usize) {
+        while self.runs[run].kept < count {
+            let r = &self.runs[run];
             // The expected words for what is missing and a little more, so one scan nearly
             // always suffices without drawing much that no point needs.
-            let expected = (missing as f64 * masked.words_per_value() * 1.02) as usize + 64;
-            let from = r.scanned;
-            let upto = from.max(consumed) + expected;
-            if upto > u32::MAX as usize {
-                return None;
-            }
-            let room = r.kept + (upto - from) + 1;
-            if r.values.len() < room {
-                r.values.resize(room, 0);
-                r.ends.resize(room, 0);
-            }
-            let words = &self.words.prefix(upto)[from..upto];
-            r.kept += masked.accept(words, from as u32, &mut r.values[r.kept..], &mut r.ends[r.kept..]);
-            r.scanned = upto;
+            let missing = count - r.kept;
+            let more = (missing as f64 * masked.words_per_value() * 1.02) as usize + CHUNK;
+            let upto = r.scanned() + more.div_ceil(CHUNK) * CHUNK;
+            self.scan_words(run, masked, upto);
         }
+    }
+
+    /// Scans run `run`'s words up to `upto` (a multiple of [`CHUNK`]).
+    fn scan_words(&mut self, run: usize, masked: numpy::Masked32, upto: usize) {
+        let r = &mut self.runs[run];
+        let from = r.scanned();
+        let words = &self.words.prefix(upto)[from..upto];
+        let first_chunk = r.kept_before.len() - 1;
+        for chunk in words.chunks_exact(CHUNK) {
+            r.kept += masked.count_kept(chunk);
+            r.kept_before.push(r.kept);
+        }
+        r.keep.masked(&masked, words, &r.kept_before[first_chunk..]);
     }
 }
 
@@ -417,7 +481,7 @@ mod tests {
     /// [`SeedDraws`] against [`draw`], point by point: `None` only where the bounds take
     /// 64-bit draws, the same error where `draw` errs, else the same vectors.
     fn assert_slices_are_draws(params: Params, points: &[WorkloadPoint]) {
-        let mut draws = SeedDraws::new(params);
+        let mut draws = SeedDraws::<Vec<i64>>::new(params);
         // Twice, the second time after a reset to InferenceX's draw of another seed and back:
         // kept storage must not leak values between seeds or bounds.
         for round in 0..2 {
@@ -481,13 +545,13 @@ mod tests {
             assert_slices_are_draws(Params { seed: 5, range_ratio, requests_per_concurrency }, &points);
         }
         // Spans beyond 2^32 are the case with no slices; it must occur above.
-        let mut draws = SeedDraws::new(Params { seed: 5, range_ratio: -3.0, requests_per_concurrency: 2 });
+        let mut draws = SeedDraws::<Vec<i64>>::new(Params { seed: 5, range_ratio: -3.0, requests_per_concurrency: 2 });
         assert_eq!(draws.draw(&points[1]), Ok(None));
     }
 
     #[test]
     fn a_run_is_shared_only_by_equal_bounds() {
-        let mut draws = SeedDraws::new(Params::inferencex(0));
+        let mut draws = SeedDraws::<Vec<i64>>::new(Params::inferencex(0));
         let a = draws.draw(&WorkloadPoint { isl: 1024, osl: 8192, concurrency: 2 }).unwrap().unwrap();
         let b = draws.draw(&WorkloadPoint { isl: 8192, osl: 1024, concurrency: 1 }).unwrap().unwrap();
         assert_eq!((a.input.run, a.output.run), (b.output.run, b.input.run));

@@ -106,8 +106,8 @@ fn check_all(inputs: &InputArgs, dir: &std::path::Path) -> Result<u8> {
     let points_path = dir.join(points::FILE_NAME);
     let list = points::load(&points_path)?;
     let mut code = exit::OK;
-    for seed in fixtures::SEEDS {
-        let result = match check::check_seed(dir, seed, &list.points()) {
+    for result in check::check_seeds(dir, &fixtures::SEEDS, &list.points()) {
+        let result = match result {
             Ok(result) => result,
             Err(err) => {
                 eprintln!("{err:#}");

@@ -895,7 +895,7 @@ fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Result<RunRepor
     };
     let serve_from_store = second.filter(|_| opts.cache != CacheMode::Off).map(|(store, _)| store);
     let order = longest_first(points);
-    let mut outcomes = pool::parallel_map_in_order(points, &order, opts.workers, |_, point| {
+    let mut outcomes = crate::parallel::parallel_map_in_order(points, &order, opts.workers, |_, point| {
         let point = &*in_form(point, opts);
         let label = point.label();
         let prepared = match prepare(point, &base, &target, opts.latency_model.as_deref()) {
@@ -1129,7 +1129,7 @@ fn rerun_outside_the_cache(
     let keys: Vec<&str> = outcomes.iter().map(|o| o.key.as_str()).collect();
     type Fresh = Option<(Result<PointMetrics, PointFailure>, Duration, bool)>;
     let fresh: Vec<Fresh> = pool::interruptible(|| {
-        pool::parallel_map_in_order(&chosen, &order, opts.workers, |_, &i| {
+        crate::parallel::parallel_map_in_order(&chosen, &order, opts.workers, |_, &i| {
             if already_fresh {
                 return None;
             }

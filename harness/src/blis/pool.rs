@@ -20,45 +20,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// `f` over every item on at most `workers` threads; results in item order.
-pub fn parallel_map<T: Sync, R: Send>(items: &[T], workers: usize, f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
-    let order: Vec<usize> = (0..items.len()).collect();
-    parallel_map_in_order(items, &order, workers, f)
-}
-
-/// `parallel_map`, the workers taking the items in `order` (a permutation of the indices):
-/// longest first, so the last worker is not left alone with the longest item. Results are
-/// still in item order.
-pub fn parallel_map_in_order<T: Sync, R: Send>(
-    items: &[T],
-    order: &[usize],
-    workers: usize,
-    f: impl Fn(usize, &T) -> R + Sync,
-) -> Vec<R> {
-    assert_eq!(order.len(), items.len(), "the order is a permutation of the items");
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
-    let workers = workers.clamp(1, items.len().max(1));
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
-                let item = &items[i];
-                let r = f(i, item);
-                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
-            });
-        }
-    });
-    results
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .into_iter()
-        .map(|r| r.expect("every item was taken by a worker"))
-        .collect()
-}
 
 pub enum ChildEnd {
     Exited(ExitStatus),
@@ -353,7 +315,7 @@ pub fn run_child(run: &ChildRun) -> std::io::Result<ChildEnd> {
 /// (program, working directory) of every child started in this process: what tests read to
 /// check where each binary ran.
 #[cfg(feature = "test-support")]
-pub static SPAWNED: Mutex<Vec<(PathBuf, PathBuf)>> = Mutex::new(Vec::new());
+pub static SPAWNED: std::sync::Mutex<Vec<(PathBuf, PathBuf)>> = std::sync::Mutex::new(Vec::new());
 
 /// How much of one stderr line a failure carries.
 pub const TAIL_LINE_BYTES: usize = 300;
@@ -408,17 +370,6 @@ pub fn tail_of(mut reader: impl Read, n: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn one_worker_takes_the_items_in_the_given_order_and_results_stay_in_item_order() {
-        let taken = Mutex::new(Vec::new());
-        let out = parallel_map_in_order(&[10, 20, 30], &[2, 0, 1], 1, |i, x| {
-            taken.lock().unwrap().push(i);
-            x + 1
-        });
-        assert_eq!(out, [11, 21, 31]);
-        assert_eq!(taken.into_inner().unwrap(), [2, 0, 1]);
-    }
 
     #[test]
     fn a_huge_single_line_is_cut_and_the_count_of_lines_bounded() {

@@ -31,8 +31,8 @@ fn check_all(dir: &Path) -> Result<usize> {
     let list = points::load(&dir.join(points::FILE_NAME))?;
     let pts = list.points();
     let mut matched = 0;
-    for seed in fixtures::SEEDS {
-        let result = check::check_seed(dir, seed, &pts)?;
+    for result in check::check_seeds(dir, &fixtures::SEEDS, &pts) {
+        let result = result?;
         ensure!(result.ok(), "{}", result.summary());
         matched += result.points;
     }
