@@ -2,7 +2,7 @@
 //! every refusal names the file, the point and the reason.
 
 use harness::fixtures::{self, check, file, points};
-use oracles::workload::{Params, WorkloadPoint};
+use oracles::workload::{self, Params, WorkloadPoint};
 use serde_json::{json, Value};
 
 const C1: WorkloadPoint = WorkloadPoint { isl: 1024, osl: 1024, concurrency: 1 };
@@ -214,6 +214,25 @@ fn the_byte_comparison_accepts_exactly_the_rendered_regeneration() {
     let text = file::render(&check::generate(params, &dup).unwrap());
     assert!(!check::is_canonical_regeneration(text.as_bytes(), params, &dup), "duplicates go to the loader");
     assert!(!check::is_canonical_regeneration(b"", params, &[]));
+}
+
+#[test]
+fn generate_is_the_draw_point_by_point_with_or_without_shared_runs() {
+    // Ratio -3 makes the 2^31 lengths' spans wider than 2^32: 64-bit draws, drawn on their own;
+    // the other points come from the shared runs.
+    let points = [
+        C1,
+        WorkloadPoint { isl: 1 << 31, osl: 1024, concurrency: 2 },
+        C2_8K,
+        WorkloadPoint { isl: 7, osl: 1 << 31, concurrency: 1 },
+    ];
+    for params in [Params::inferencex(3), Params { seed: 3, range_ratio: -3.0, requests_per_concurrency: 4 }] {
+        let fixture = check::generate(params, &points).unwrap();
+        for fp in &fixture.points {
+            let lengths = workload::draw(&params, &fp.point).unwrap();
+            assert_eq!((&fp.input_lens, &fp.output_lens), (&lengths.input, &lengths.output), "{}", fp.point);
+        }
+    }
 }
 
 #[test]
