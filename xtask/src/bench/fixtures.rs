@@ -7,8 +7,8 @@
 //! times each repetition alone with a monotonic clock (`Instant`, `time.perf_counter`); the
 //! figure is the median. Process start-up, imports, the first pass and JSON output are outside
 //! every timed span. The Rust figure includes reading the five files from disk (page cache) on
-//! every repetition; the numpy figure is the draw alone, as InferenceX does it (a fresh
-//! `np.random.seed` per point).
+//! every repetition and checks them on every core, as `fixtures check` does; the numpy figure
+//! is the draw alone, as InferenceX does it (a fresh `np.random.seed` per point), on one core.
 
 use anyhow::{bail, ensure, Context, Result};
 use harness::fixtures::{self, check, points};
