@@ -171,6 +171,22 @@ fn generate_then_check_matches_and_a_tampered_file_does_not() {
 }
 
 #[test]
+fn a_listed_point_asking_for_billions_of_lengths_is_a_difference_not_a_draw() {
+    let dir = tempfile::tempdir().unwrap();
+    check::generate_files(dir.path(), &[3], &[C1]).unwrap();
+    let huge = WorkloadPoint { concurrency: u32::MAX, ..C2_8K };
+    let result = check::check_seed(dir.path(), 3, &[C1, huge]).unwrap();
+    assert_eq!(result.differences.len(), 1, "{:?}", result.differences);
+    assert!(result.differences[0].detail.contains("missing [8k1k-c4294967295]"), "{}", result.differences[0]);
+    // Generating it is an error naming the point, not an abort.
+    let err = check::generate(Params::inferencex(3), &[C1, huge]).unwrap_err();
+    assert_eq!(
+        format!("{err:#}"),
+        "seed 3, point 8k1k-c4294967295: 42949672950 lengths per vector, more than the 10000000 a fixture holds"
+    );
+}
+
+#[test]
 fn same_lengths_in_another_layout_are_flagged_not_canonical() {
     let dir = tempfile::tempdir().unwrap();
     check::generate_files(dir.path(), &[1], &[C1]).unwrap();
@@ -214,6 +230,9 @@ fn the_byte_comparison_accepts_exactly_the_rendered_regeneration() {
     let text = file::render(&check::generate(params, &dup).unwrap());
     assert!(!check::is_canonical_regeneration(text.as_bytes(), params, &dup), "duplicates go to the loader");
     assert!(!check::is_canonical_regeneration(b"", params, &[]));
+    // A point asking for 43 billion lengths is refused by the file's size, not drawn.
+    let huge = WorkloadPoint { concurrency: u32::MAX, ..C1 };
+    assert!(!check::is_canonical_regeneration(text.as_bytes(), params, &[huge]));
 }
 
 #[test]
