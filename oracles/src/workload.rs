@@ -334,9 +334,12 @@ impl<K: Keep> SeedDraws<K> {
         }
         let high = i64::from(len) + 1;
         let rule = numpy::rule(i128::from(low), i128::from(high)).map_err(DrawError::Randint)?;
+        if rule == Rule::Wide {
+            return Ok(None);
+        }
         let run = self.run_for((low, high), rule);
         let start = match rule {
-            Rule::Wide => return Ok(None),
+            Rule::Wide => unreachable!("answered above"),
             Rule::Constant(value) => {
                 let r = &mut self.runs[run];
                 if r.kept < n {
@@ -375,9 +378,8 @@ impl<K: Keep> SeedDraws<K> {
     /// How many values run `run` keeps from the words before `position`.
     fn kept_before(&mut self, run: usize, masked: numpy::Masked32, position: usize) -> usize {
         let chunk = position / CHUNK;
-        while self.runs[run].kept_before.len() <= chunk {
-            let more = self.runs[run].scanned() + CHUNK;
-            self.scan_words(run, masked, more);
+        if self.runs[run].scanned() < chunk * CHUNK {
+            self.scan_words(run, masked, chunk * CHUNK);
         }
         let words = self.words.prefix(position);
         self.runs[run].kept_before[chunk] + masked.count_kept(&words[chunk * CHUNK..position])
