@@ -70,19 +70,8 @@ impl RandomState {
     /// The next 624 words: regenerate the state, then temper all of it.
     #[inline(never)]
     fn refill(&mut self) {
-        let mut block = std::mem::replace(&mut self.block, Box::new([0; N]));
-        self.next_block_into(&mut block);
-        self.block = block;
+        next_block(&mut self.state, &mut self.block);
         self.next = 0;
-    }
-
-    /// Regenerates the state and writes its 624 tempered words to `out`, for a caller that
-    /// keeps the words itself ([`SeedWords`]); the current block is left as it was.
-    fn next_block_into(&mut self, out: &mut [u32; N]) {
-        regenerate(&mut self.state);
-        for (out, &y) in out.iter_mut().zip(self.state.iter()) {
-            *out = temper(y);
-        }
     }
 
     /// One tempered MT19937 word (numpy `next_uint32`).
@@ -171,7 +160,7 @@ impl SeedWords {
             self.kept.resize(end, 0);
         }
         let block: &mut [u32; N] = (&mut self.kept[self.len..end]).try_into().expect("N words");
-        self.source.next_block_into(block);
+        next_block(&mut self.source.state, block);
         self.len = end;
     }
 }
@@ -221,9 +210,10 @@ pub enum Rule {
     /// [`Masked32::keep_into`] keeps from the whole stream, so every such draw of one seed is a
     /// slice of one sequence.
     Masked32(Masked32),
-    /// Rule 5: two words per candidate. Which pairs are formed depends on where the draw
-    /// starts, so draws are not slices of one sequence.
-    Wide,
+    /// Rule 5: two words per candidate, the first one high, `off + (draw & mask)` kept when at
+    /// most `rng` (a span of 2^64 - 1 takes the draw as is). Which pairs are formed depends on
+    /// where the draw starts, so draws are not slices of one sequence.
+    Wide { off: u64, rng: u64 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -256,7 +246,7 @@ pub fn rule(low: i128, high: i128) -> Result<Rule, RandintError> {
         let rng = rng as u32;
         Rule::Masked32(Masked32 { off, rng, mask: smallest_all_ones_at_least(u64::from(rng)) as u32 })
     } else {
-        Rule::Wide
+        Rule::Wide { off, rng }
     })
 }
 
@@ -340,7 +330,7 @@ trait Words {
 /// every candidate is written and the length only advances when it is kept.
 const CHUNK: usize = 32;
 
-fn masked_u32_into(words: &mut impl Words, off: u64, rng: u32, mask: u32, size: usize, out: &mut Vec<i64>) {
+fn masked_u32_into(words: &mut impl Words, rule: Masked32, size: usize, out: &mut Vec<i64>) {
     let start = out.len();
     let target = start + size;
     // One slot beyond the target, so a rejected candidate after the last kept one has room.
@@ -358,9 +348,8 @@ fn masked_u32_into(words: &mut impl Words, off: u64, rng: u32, mask: u32, size: 
                 (&mut slots[filled..filled + CHUNK + 1]).try_into().expect("CHUNK + 1 slots");
             let mut kept = 0;
             for &word in chunk {
-                let v = word & mask;
-                dst[kept] = off.wrapping_add(u64::from(v)) as i64;
-                kept += usize::from(v <= rng);
+                dst[kept] = rule.candidate(word);
+                kept += usize::from(rule.keeps(word));
             }
             filled += kept;
             used += CHUNK;
@@ -369,9 +358,8 @@ fn masked_u32_into(words: &mut impl Words, off: u64, rng: u32, mask: u32, size: 
             if filled == target {
                 break;
             }
-            let v = word & mask;
-            slots[filled] = off.wrapping_add(u64::from(v)) as i64;
-            filled += usize::from(v <= rng);
+            slots[filled] = rule.candidate(word);
+            filled += usize::from(rule.keeps(word));
             used += 1;
         }
         words.advance(used);
@@ -395,12 +383,8 @@ fn randint_into(
     match rule(low, high)? {
         // Rule 3: a single value; nothing is drawn.
         Rule::Constant(value) => out.extend(std::iter::repeat_n(value, size)),
-        Rule::Masked32(Masked32 { off, rng, mask }) => masked_u32_into(words, off, rng, mask, size, out),
-        Rule::Wide => {
-            // Rule 2: the generator works on the closed interval [low, high - 1], which
-            // `rule` found inside int64.
-            let rng = (high - 1 - low) as u64;
-            let off = low as i64 as u64;
+        Rule::Masked32(masked) => masked_u32_into(words, masked, size, out),
+        Rule::Wide { off, rng } => {
             let push = |out: &mut Vec<i64>, value: u64| out.push(off.wrapping_add(value) as i64);
             if rng == u64::MAX {
                 // Rule 5, the full int64 span: the 64-bit draw as is.
@@ -424,6 +408,15 @@ fn randint_into(
         }
     }
     Ok(())
+}
+
+/// Regenerates `state` and writes its 624 tempered words to `out`: a [`RandomState`]'s own
+/// block, or straight into the words [`SeedWords`] keeps.
+fn next_block(state: &mut [u32; N], out: &mut [u32; N]) {
+    regenerate(state);
+    for (out, &y) in out.iter_mut().zip(state.iter()) {
+        *out = temper(y);
+    }
 }
 
 /// One MT19937 regeneration of all 624 words, in place. Word i mixes the top bit of word i with
@@ -634,7 +627,7 @@ mod tests {
         }
         assert_eq!(rule.table(255, |v| v, -1), None, "the mask is 255: 256 entries");
         // 64-bit draws pair words from where they start: no such sequence exists for them.
-        assert_eq!(super::rule(0, 1 << 40), Ok(Rule::Wide));
+        assert_eq!(super::rule(0, 1 << 40), Ok(Rule::Wide { off: 0, rng: (1 << 40) - 1 }));
         assert_eq!(super::rule(7, 8), Ok(Rule::Constant(7)));
         assert_eq!(super::rule(7, 7), Err(RandintError::EmptyRange { low: 7, high: 7 }));
     }

@@ -334,12 +334,12 @@ impl<K: Keep> SeedDraws<K> {
         }
         let high = i64::from(len) + 1;
         let rule = numpy::rule(i128::from(low), i128::from(high)).map_err(DrawError::Randint)?;
-        if rule == Rule::Wide {
+        if let Rule::Wide { .. } = rule {
             return Ok(None);
         }
         let run = self.run_for((low, high), rule);
         let start = match rule {
-            Rule::Wide => unreachable!("answered above"),
+            Rule::Wide { .. } => unreachable!("answered above"),
             Rule::Constant(value) => {
                 let r = &mut self.runs[run];
                 if r.kept < n {
@@ -504,7 +504,7 @@ mod tests {
                     (Ok(None), Ok(_)) => {
                         let wide = |len: u32| {
                             let low = lower_bound(len, params.range_ratio).unwrap();
-                            numpy::rule(low.into(), i128::from(len) + 1) == Ok(Rule::Wide)
+                            matches!(numpy::rule(low.into(), i128::from(len) + 1), Ok(Rule::Wide { .. }))
                         };
                         assert!(wide(point.isl) || wide(point.osl), "{point}: no slices but no 64-bit draw");
                     }
