@@ -1,5 +1,5 @@
-//! Spreading independent items over a few threads: the simulator's points (`blis::pool`) and
-//! the fixture files (`fixtures::check`).
+//! Spreading independent items over a few threads: the simulator's points (`blis`) and the
+//! fixture files (`fixtures::check`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
