@@ -286,9 +286,9 @@ pub fn run(target: &Target, cases: u32, seed: u64) -> Result<Report, String> {
     let started = Instant::now();
     // SIGINT/SIGTERM caught: the case loop stops and the folder (in /dev/shm, memory) is
     // removed before the exit, never left behind.
-    let outcome = crate::blis::pool::interruptible(|| {
+    let outcome = crate::interrupt::interruptible(|| {
         runner.run(&strategy, |(which, mutations)| {
-            if crate::blis::pool::interrupted() {
+            if crate::interrupt::interrupted() {
                 return Err(TestCaseError::fail("interrupted"));
             }
             let mut bytes = seeds[which].clone();
@@ -312,7 +312,7 @@ pub fn run(target: &Target, cases: u32, seed: u64) -> Result<Report, String> {
             Ok(())
         })
     });
-    if crate::blis::pool::interrupted() {
+    if crate::interrupt::interrupted() {
         drop(dir);
         eprintln!("fuzz: interrupted; its temporary folder removed");
         std::process::exit(130);

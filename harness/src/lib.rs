@@ -4,7 +4,9 @@
 //! checked, and how a figure is computed, compared and rendered. `xtask` is only a CLI over it.
 
 pub mod atomic;
+pub mod chart;
 pub mod inputs;
+pub mod interrupt;
 pub mod parallel;
 pub mod paths;
 pub mod read;

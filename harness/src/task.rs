@@ -43,7 +43,28 @@ impl TaskOutput {
     pub fn text(&mut self, key: impl Into<String>, text: impl Into<String>) {
         self.values.insert(key.into(), Value::Text(text.into()));
     }
+
+    /// Refuses each of `keys` for `why` (`<key>.refused`), the gate then showing them on one
+    /// line: what they need (`what`) and what the inputs given supply instead (`by`).
+    pub fn refuse(&mut self, keys: impl IntoIterator<Item = String>, why: &str, what: &str, by: &str) {
+        for key in keys {
+            self.text(format!("{key}.refused"), why);
+        }
+        self.refusal_line(what, by);
+    }
+
+    /// The one gate line for the values this task refused itself (see `refuse`).
+    pub fn refusal_line(&mut self, what: &str, by: &str) {
+        self.text(REFUSED_WHAT, what);
+        self.text(REFUSED_BY, by);
+    }
 }
+
+/// A task's value keys for the refusals it states itself (`TaskOutput::refuse`): what the
+/// refused values need, and what the inputs given supply instead (refusals with the same
+/// `what` are one line of the gate).
+pub const REFUSED_WHAT: &str = "refused.what";
+pub const REFUSED_BY: &str = "refused.by";
 
 #[derive(Debug)]
 pub enum TaskError {

@@ -101,7 +101,7 @@ fn compare_doubles(candidate_env: &[(&str, &str)]) -> Result<Compared, Failed> {
     let (plan, chosen) = five_sweep_plan(&resolved, &dir)?;
     let manifest_path = harness::gate::manifest_path();
     let manifest = harness::gate::load_manifest(&manifest_path).map_err(|e| format!("{e:#}"))?;
-    let rule = baseline::rule_of(&manifest, &manifest_path).map_err(|e| e.to_string())?;
+    let rule = manifest.rule(&manifest_path).map_err(|e| e.to_string())?;
     let cache = tempfile::tempdir().map_err(|e| e.to_string())?;
     let empty = tempfile::tempdir().map_err(|e| e.to_string())?;
     let mut base = RunOptions::new(blis_support::double(), empty.path().into(), empty.path().into());

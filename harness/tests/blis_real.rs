@@ -133,7 +133,7 @@ fn two_releases_each_from_its_own_root(dir: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
-const RELEASE_TRIAL: &str = "real/figures/blis-release-f90a1e3a";
+const RELEASE_TRIAL: &str = "real/figures/blis-releases/f90a1e3a";
 
 /// The team's inputs the release figure reads, by variable, when missing.
 fn team_inputs() -> Vec<&'static str> {
@@ -445,14 +445,14 @@ fn spec_parity(bin: &Path, spec: &str, accepted: bool) -> Result<(), Failed> {
     Ok(())
 }
 
-/// The release's BLIS column over the team's corpora, pinned (through the default point cache).
+/// The release's BLIS column over the team's corpora, by the task every locked build's figures
+/// come from (`--blis` a locked build, no folder of releases), pinned (through the default
+/// point cache).
 fn release_figures(bin: &Path) -> Result<(), Failed> {
     let inputs = Inputs::from_process(&Flags { blis: Some(bin.to_path_buf()), ..Flags::default() });
-    let out = blis::arm::task_release_f90a1e3a(&inputs).map_err(|e| fail(format!("{e:?}")))?;
-    harness::assert_figure_snapshot!(
-        "blis_release__f90a1e3a_vllm_headline_with_its_blis_column",
-        support::report_with_values(&out)
-    );
+    let figures = harness::gate::tasks::release_figures(&harness::gate::manifest_path())?;
+    let out = harness::history::task_releases(&inputs, &figures).map_err(|e| fail(format!("{e:?}")))?;
+    harness::assert_figure_snapshot!("blis_releases__f90a1e3a", support::report_with_values(&out));
     committed_values_are_gated(&inputs, &out)?;
     against_itself(bin, &inputs)
 }
@@ -462,17 +462,20 @@ fn release_figures(bin: &Path) -> Result<(), Failed> {
 fn committed_values_are_gated(inputs: &Inputs, out: &harness::task::TaskOutput) -> Result<(), Failed> {
     use harness::gate::evaluate::Status;
     let text = std::fs::read_to_string(harness::gate::manifest_path())?;
-    let (task, only) = ("blis-release-f90a1e3a", ["blis-release/f90a1e3a/".to_string()]);
+    let (task, only) = (harness::history::RELEASES_TASK, ["blis-release/f90a1e3a/".to_string()]);
     let results = support::gate::judge(&text, inputs, task, out, &only)?;
     let numbers = results.iter().filter(|r| r.id.starts_with("blis-release/f90a1e3a/all/")).count();
-    if numbers != 8 {
-        return Err(fail(format!("expected 8 committed BLIS-column figures, found {numbers}")));
+    if numbers != 8 || results.len() != 10 {
+        return Err(fail(format!(
+            "expected 10 committed figures, 8 of the BLIS column; found {} and {numbers}",
+            results.len()
+        )));
     }
     if let Some(bad) = results.iter().find(|r| r.status != Status::Ok) {
         return Err(fail(format!("{} is {:?}: {}", bad.id, bad.status, bad.detail)));
     }
     let id = "blis-release/f90a1e3a/all/ttft-shape";
-    let tampered = harness::tamper::raise(&text, &format!("id: {id}\n"), "expect: {number: ")?;
+    let tampered = harness::tamper::raise(&text, "- tag: f90a1e3a\n", "ttft_shape: ")?;
     support::gate::the_one_mismatch(&support::gate::judge(&tampered.text, inputs, task, out, &only)?, id)
 }
 
@@ -482,7 +485,7 @@ fn committed_values_are_gated(inputs: &Inputs, out: &harness::task::TaskOutput) 
 fn against_itself(bin: &Path, inputs: &Inputs) -> Result<(), Failed> {
     let manifest_path = harness::gate::manifest_path();
     let manifest = harness::gate::load_manifest(&manifest_path).map_err(|e| fail(format!("{e:#}")))?;
-    let rule = blis::baseline::rule_of(&manifest, &manifest_path).map_err(|e| fail(format!("{e:?}")))?;
+    let rule = manifest.rule(&manifest_path).map_err(|e| fail(format!("{e:?}")))?;
     let (corpora, scenarios) = harness::score::load_inputs(inputs).map_err(|e| fail(format!("{e:?}")))?;
     let dir = |k: InputKind| inputs.require_dir(k, "the test").map(Path::to_path_buf).map_err(|e| fail(e.to_string()));
     let mut opts = RunOptions::new(bin.to_path_buf(), dir(InputKind::Catalog)?, dir(InputKind::Registry)?);

@@ -45,13 +45,12 @@ fn main() {
         let trial = Trial::test(format!("figures/{task}"), move || pin(&cx, def, &snapshot));
         // A `blis` figure's rendering depends on the binary; its snapshot pins the rendering with
         // the test double and is asserted by the BLIS arm's own tests (harness/tests/blis_*.rs);
-        // the real release's figure is pinned with the real binary (harness/tests/blis_real.rs).
-        trials.push(if task == "blis-release-f90a1e3a" {
-            trial.with_ignored_flag(true).with_kind("pinned with the real blis by harness/tests/blis_real.rs")
-        } else if task == harness::history::RELEASES_TASK {
+        // the real releases' figures are pinned with the real binaries (harness/tests/
+        // history_releases.rs, and harness/tests/blis_real.rs for f90a1e3a).
+        trials.push(if task == harness::history::RELEASES_TASK {
             trial
                 .with_ignored_flag(true)
-                .with_kind("pinned with the real releases by harness/tests/history_releases.rs")
+                .with_kind("pinned with the real releases by harness/tests/history_releases.rs and blis_real.rs")
         } else if def.needs.contains(&InputKind::Blis) {
             trial.with_ignored_flag(true).with_kind("pinned with blis-double by harness/tests/blis_*")
         } else if let Some(kind) = missing.first() {

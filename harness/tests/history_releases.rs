@@ -290,8 +290,8 @@ fn gate_two_releases(dir: &Path) -> Result<(), Failed> {
         std::os::unix::fs::symlink(dir.join(tag), given.path().join(tag))?;
     }
     let inputs = Inputs::from_process(&Flags { releases: Some(given.path().to_path_buf()), ..Flags::default() });
-    let out = harness::history::task_releases(&inputs, &harness::gate::manifest_path())
-        .map_err(|e| fail(format!("{e:?}")))?;
+    let figures = harness::gate::tasks::release_figures(&harness::gate::manifest_path())?;
+    let out = harness::history::task_releases(&inputs, &figures).map_err(|e| fail(format!("{e:?}")))?;
     harness::assert_figure_snapshot!("blis_releases__v0_7_12_to_v0_7_13", support::report_with_values(&out));
     let text = std::fs::read_to_string(harness::gate::manifest_path())?;
     let (task, only) = ("blis-releases", ["blis-release/".to_string()]);

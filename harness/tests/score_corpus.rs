@@ -32,7 +32,8 @@ fn inputs() -> Inputs {
 }
 
 fn headline(config_tier: Option<ConfigTier>) -> Result<TaskOutput, Failed> {
-    score::task_headline(&inputs(), config_tier).map_err(|e| Failed::from(format!("{e}")))
+    score::task_headline(&inputs(), config_tier, harness::blis::arm::headline_column)
+        .map_err(|e| Failed::from(format!("{e}")))
 }
 
 fn expect_counts(out: &TaskOutput, expected: &[(&str, u64)]) -> Result<(), Failed> {

@@ -61,7 +61,7 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
     let resolved = score::resolve::resolve(&corpora, &scenarios, Some(&catalog), &score::Selection::vllm(None));
     let manifest_path = harness::gate::manifest_path();
     let manifest = harness::gate::load_manifest(&manifest_path)?;
-    let mut rule = harness::blis::baseline::rule_of(&manifest, &manifest_path)?;
+    let mut rule = manifest.rule(&manifest_path)?;
     if let Some(n) = args.resamples {
         rule.resamples = n;
     }

@@ -136,7 +136,11 @@ pub fn run(args: Args) -> Result<u8> {
     let mut baseline_code = exit::OK;
     let comparison = match &args.baseline_blis {
         None => None,
-        Some(path) => match harness::blis::baseline::for_gate(&cx.inputs, path, &manifest, &manifest_path) {
+        Some(path) => match manifest
+            .rule(&manifest_path)
+            .map_err(TaskError::Failed)
+            .and_then(|rule| harness::blis::baseline::for_gate(&cx.inputs, path, &rule))
+        {
             Ok(cmp) => {
                 print!("\n{}\n{}", cmp.render(), cmp.cache_lines());
                 let worse = cmp.worse();

@@ -167,12 +167,11 @@ fn against_baseline(
     let manifest_path = harness::gate::manifest_path();
     let manifest = harness::gate::load_manifest(&manifest_path)?;
     let candidate = |needed_for: &str| args.blis.options(inputs, needed_for);
-    let mut manifest = manifest;
-    if let (Some(n), Some(rule)) = (args.resamples, manifest.baseline_rule.as_mut()) {
+    let mut rule = manifest.rule(&manifest_path)?;
+    if let Some(n) = args.resamples {
         rule.resamples = n;
     }
-    let cmp =
-        harness::blis::baseline::compare_with_inputs(inputs, candidate, baseline, resolved, &manifest, &manifest_path)?;
+    let cmp = harness::blis::baseline::compare_with_inputs(inputs, candidate, baseline, resolved, &rule)?;
     let text = format!("{}\n{}\n{}", score::render::report(&cmp.scored), cmp.render(), cmp.cache_lines());
     if let Err(e) = std::io::stdout().lock().write_all(text.as_bytes()) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {

@@ -214,60 +214,33 @@ pub fn column_of_plan(plan: &Plan, opts: &RunOptions) -> Result<Column, TaskErro
     })
 }
 
-/// The headline table for the release gate, with the BLIS column when a binary is supplied
-/// (run with the default options, quietly, through the shared cache). The corpus arms, counts
-/// and tiers are those of the whole selection, as without a binary; the published BLIS cells
-/// come from the binary only when it models every sweep of the selection, and are refused
-/// otherwise (issue 23). The report adds every arm over the sweeps with a BLIS value.
-pub fn task_headline(
+/// The headline's BLIS column (`score::BlisSource`, handed to `score::task_headline` by the
+/// gate): the binary run with the default options, quietly, through the shared cache, over the
+/// sweeps the headline resolved; the report's lines on what it models and what has no value.
+pub fn headline_column(
     inputs: &crate::inputs::Inputs,
-    config_tier: Option<oracles::tiers::ConfigTier>,
-) -> crate::task::TaskResult {
-    use crate::inputs::InputKind;
-    if inputs.get(InputKind::Blis).is_none() {
-        return crate::score::task_headline(inputs, config_tier);
-    }
+    resolved: &resolve::Resolved,
+    selection: &'static str,
+) -> Result<crate::score::BlisColumn, TaskError> {
     let needed_for = "the BLIS column";
     let opts = RunOptions::quiet_from_inputs(inputs, needed_for)?;
-    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?.to_path_buf();
-    let (corpora, scenarios) = crate::score::load_inputs(inputs)?;
-    let selection = Selection::vllm(config_tier);
-    let resolved = resolve::resolve(&corpora, &scenarios, Some(&opts.catalog), &selection);
-    let col = column(&resolved.sweeps, &scenarios_dir, &opts)?;
-    let coverage = Coverage::of(
-        &opts,
-        &col,
-        match config_tier {
-            None => "sweeps of the vLLM headline",
-            Some(_) => "sweeps of the vLLM measured-tier table",
-        },
-    )?;
-    let split = crate::score::score_split(&resolved, col.arm.clone());
-    let mut out = crate::score::headline_output(&split.corpus);
-    let with_blis = crate::score::headline_output(&split.with_blis);
-    if coverage.complete() {
-        out.values.extend(with_blis.values.into_iter().filter(|(k, _)| k.contains(".blis.")));
-    } else {
-        // Every BLIS cell the corpus table has a corpus cell for.
-        let keys: Vec<String> = out
-            .values
-            .keys()
-            .filter(|k| k.contains(".aisimulate."))
-            .map(|k| k.replace(".aisimulate.", ".blis."))
-            .collect();
-        coverage.refuse(&mut out, keys);
-    }
-    out.report = split.report();
-    out.blis_points = super::point_records(&col.outcomes);
-    out.report.push_str(&form_lines(col.form));
-    out.report.push_str(&format!("\nblis: {}\n", coverage.line()));
+    let scenarios_dir = inputs.require_dir(crate::inputs::InputKind::Scenarios, needed_for)?;
+    let col = column(&resolved.sweeps, scenarios_dir, &opts)?;
+    let coverage = Coverage::of(&opts, &col, selection)?;
+    let mut tail = form_lines(col.form);
+    tail += &format!("\nblis: {}\n", coverage.line());
     for note in col.notes.iter().filter(|n| !n.contains("not modelled by this release")) {
-        out.report.push_str(&format!("blis: no value: {note}\n"));
+        tail += &format!("blis: no value: {note}\n");
     }
     for note in &col.sweep_notes {
-        out.report.push_str(&format!("blis: {note}\n"));
+        tail += &format!("blis: {note}\n");
     }
-    Ok(out)
+    Ok(crate::score::BlisColumn {
+        refused: (!coverage.complete()).then(|| coverage.refusal()),
+        points: super::point_records(&col.outcomes),
+        arm: col.arm,
+        report_tail: tail,
+    })
 }
 
 /// How much of a figure's selection a binary models: published BLIS figures are of a binary
@@ -300,39 +273,33 @@ impl Coverage {
         format!("{} models {} of the {} {}", self.label, self.modelled, self.sweeps, self.selection)
     }
 
-    /// Each of `keys` refused for this reason (`<key>.refused`, read by the gate), all of them
-    /// on the gate's one line for published BLIS figures.
-    pub fn refuse(&self, out: &mut crate::task::TaskOutput, keys: impl IntoIterator<Item = String>) {
-        for key in keys {
-            out.text(
-                format!("{key}.refused"),
-                format!(
-                    "published over the {} {}; {} models {} of them, so it cannot have produced this figure (what it can compute is in this task's report, and under blis-release/<tag>/ for a release the manifest knows)",
-                    self.sweeps, self.selection, self.label, self.modelled
-                ),
-            );
-        }
-        out.text(
-            crate::gate::evaluate::REFUSED_WHAT,
-            format!(
+    /// Why the published BLIS figures are refused, and the gate's one line for them
+    /// (`TaskOutput::refuse`).
+    pub fn refusal(&self) -> crate::score::RefusedCells {
+        crate::score::RefusedCells {
+            why: format!(
+                "published over the {} {}; {} models {} of them, so it cannot have produced this figure (what it can compute is in this task's report, and under blis-release/<tag>/ for a release the manifest knows)",
+                self.sweeps, self.selection, self.label, self.modelled
+            ),
+            what: format!(
                 "a blis that models every sweep they were published over (a build of the latency-kernel era, scenario dialect: --blis PATH); {} models only",
                 self.label
             ),
-        );
-        out.text(
-            crate::gate::evaluate::REFUSED_BY,
-            format!("{} of the {} {}", self.modelled, self.sweeps, self.selection),
-        );
+            by: format!("{} of the {} {}", self.modelled, self.sweeps, self.selection),
+        }
     }
 }
 
-/// A binary as a refusal names it: the release whose hash we know, else its hash; and its dialect.
+/// A binary as a refusal names it: the build `lockfiles/blis-releases.lock` records it as, else
+/// its hash; and its dialect.
 pub fn release_label(opts: &RunOptions) -> Result<String, TaskError> {
     let digest = super::binary::digest(&opts.binary)?;
-    let who = if digest == RELEASE_F90A1E3A_SHA256 {
-        "inference-sim f90a1e3a".to_string()
-    } else {
+    let tags: Vec<String> =
+        super::binary::locked_builds()?.into_iter().filter(|(_, sha)| *sha == digest).map(|(tag, _)| tag).collect();
+    let who = if tags.is_empty() {
         format!("the blis with sha256 {}", &digest[..digest.len().min(12)])
+    } else {
+        format!("inference-sim {}", tags.join(" = "))
     };
     let dialect = match super::Target::detect(opts, &opts.binary, &digest)?.dialect() {
         super::dialect::Dialect::Flags => "flag dialect",
@@ -484,7 +451,8 @@ pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOpti
     for v in super::sensitivity::variants() {
         published.extend(["n", "tpot_shape", "ttft_shape"].map(|m| format!("{}.{m}", v.key())));
     }
-    coverage.refuse(&mut out, published);
+    let refusal = coverage.refusal();
+    out.refuse(published, &refusal.why, &refusal.what, &refusal.by);
     let own = if coverage.modelled == 0 {
         "no row: it models none of them\n".to_string()
     } else {
@@ -501,67 +469,7 @@ pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOpti
     Ok(out)
 }
 
-/// SHA-256 of the `blis` built from inference-sim at f90a1e3a (the team's copy; its build
-/// script reproduces it byte for byte). The `blis-release/f90a1e3a/...` figures are of this
-/// binary only.
-pub const RELEASE_F90A1E3A_SHA256: &str = "3cbf80df198cbf45a185103d3baa2a6139f180f7c051c969f584be426da80576";
-
-/// The form the `blis-release/f90a1e3a/...` figures are computed in: the default of `--form`,
-/// so `cargo xtask score --blis <that binary>` prints the same column. docs/blis-arm.md
+/// The form the `blis-release/<tag>/...` figures are computed in: the default of `--form`, so
+/// `cargo xtask score --blis <that binary>` prints the same column. docs/blis-arm.md
 /// compares the three forms on these sweeps.
 pub const RELEASE_FORM: super::workload::LengthForm = super::workload::LengthForm::Uniform;
-
-/// The BLIS column of one real release (harness/figures.yaml, task `blis-release-f90a1e3a`):
-/// the vLLM headline with every sweep the release can model filled by it, the others counted
-/// as not modelled, and the settings it has no flag for listed per sweep. These figures are
-/// new (nobody published a BLIS column for this release): their values, computed here, are
-/// committed in the manifest and the snapshot pins the whole report.
-pub fn task_release_f90a1e3a(inputs: &crate::inputs::Inputs) -> crate::task::TaskResult {
-    use crate::inputs::{InputKind, Refusal};
-    let needed_for = "the BLIS figures of inference-sim f90a1e3a";
-    let binary = super::binary::require(inputs, needed_for)?;
-    let digest = super::binary::digest(&binary)?;
-    if digest != RELEASE_F90A1E3A_SHA256 {
-        return Err(Refusal::new(
-            InputKind::Blis,
-            needed_for,
-            format!(
-                "{} is another binary (sha256 {digest}); these figures need the build of inference-sim f90a1e3a (sha256 {RELEASE_F90A1E3A_SHA256})",
-                binary.display()
-            ),
-        )
-        .into());
-    }
-    let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
-    let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
-    let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?.to_path_buf();
-    let (corpora, scenarios) = crate::score::load_inputs(inputs)?;
-    let selection = Selection::vllm(None);
-    let mut opts = RunOptions::new(binary, catalog, registry);
-    opts.progress = super::ProgressMode::Silent;
-    opts.form = Some(RELEASE_FORM);
-    let resolved = resolve::resolve(&corpora, &scenarios, Some(&opts.catalog), &selection);
-    let col = column(&resolved.sweeps, &scenarios_dir, &opts)?;
-    let arms = crate::score::headline_arms(&corpora.e2e, Some(col.arm));
-    let scored = crate::score::score_resolved(&resolved, &arms);
-    let mut out = crate::score::headline_output(&scored);
-    let mut head = format!(
-        "BLIS release: inference-sim f90a1e3a (flag dialect), the vLLM sweeps it can model\n\
-         {} sweeps modelled, {} not modelled by this release; {} points with a value, {} failed\n",
-        col.modelled_sweeps, col.not_modelled_sweeps, col.succeeded, col.failed
-    );
-    head += &form_lines(col.form);
-    for note in &col.sweep_notes {
-        head += &format!("blis: {note}\n");
-    }
-    for note in col.notes.iter().filter(|n| !n.contains("not modelled by this release")) {
-        head += &format!("blis: no value: {note}\n");
-    }
-    out.report = format!("{head}\n{}", out.report);
-    out.blis_points = super::point_records(&col.outcomes);
-    out.count("modelled_sweeps", col.modelled_sweeps as u64);
-    out.count("not_modelled_sweeps", col.not_modelled_sweeps as u64);
-    out.count("failed_points", col.failed as u64);
-    out.count("points_with_value", col.succeeded as u64);
-    Ok(out)
-}

@@ -11,12 +11,12 @@
 
 use super::arm::{self, Column};
 use super::RunOptions;
-use crate::gate::manifest::BaselineRule;
 use crate::score::intervals::{self, CellInterval};
 use crate::score::resolve::Resolved;
 use crate::score::{self, Arm, ArmErrors, ErrorMetric, PointKey, Scored};
 use crate::task::TaskError;
 use oracles::tiers::Tier;
+use serde::Deserialize;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -28,6 +28,26 @@ pub const BASELINE_NAME: &str = "BLIS baseline";
 
 /// How many sweeps a worse figure names (those that moved most).
 const MOVED_MOST: usize = 3;
+
+/// The regression rule of `--baseline-blis` (docs/baseline.md): a figure named in `figures`
+/// (`TIER.METRIC`, e.g. `all.tpot_shape`) is worse when the candidate's mean |e| exceeds the
+/// baseline's by more than `margin` percentage points AND the paired-bootstrap interval of the
+/// difference (over the sweeps both model, `resamples` resamples) lies above zero; better
+/// symmetrically; otherwise no change is detected.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BaselineRule {
+    pub margin: f64,
+    pub figures: Vec<String>,
+    /// Resamples of the paired interval (`oracles::bootstrap`, seed `oracles::bootstrap::SEED`).
+    #[serde(default = "default_resamples")]
+    pub resamples: usize,
+    pub why: String,
+}
+
+fn default_resamples() -> usize {
+    oracles::bootstrap::DEFAULT_RESAMPLES
+}
 
 /// One binary's run: what it is and how its points were served.
 #[derive(Clone, Debug)]
@@ -155,8 +175,7 @@ pub fn compare_with_inputs(
     candidate: impl FnOnce(&str) -> Result<RunOptions, TaskError>,
     baseline: &Path,
     resolved: &Resolved,
-    manifest: &crate::gate::Manifest,
-    manifest_path: &Path,
+    rule: &BaselineRule,
 ) -> Result<Comparison, TaskError> {
     use crate::inputs::{InputKind, Refusal};
     if inputs.get(InputKind::Blis).is_none() {
@@ -167,25 +186,19 @@ pub fn compare_with_inputs(
     // The baseline runs from its own directory, with its own release files (and so its own
     // keys): never the candidate's `hardware_config.json`, `defaults.yaml`, `model_configs/`.
     let base = candidate.for_binary(validate_baseline(baseline)?);
-    let rule = rule_of(manifest, manifest_path)?;
     let scenarios_dir = inputs.require_dir(InputKind::Scenarios, NEEDED_FOR)?;
-    compare(resolved, scenarios_dir, &candidate, &base, &rule)
+    compare(resolved, scenarios_dir, &candidate, &base, rule)
 }
 
 /// The gate's comparison (`reproduce --baseline-blis`): the headline's points (vLLM, both
 /// config tiers), each binary run quietly with the default options through the shared cache,
 /// as the headline task runs BLIS.
-pub fn for_gate(
-    inputs: &crate::inputs::Inputs,
-    baseline: &Path,
-    manifest: &crate::gate::Manifest,
-    manifest_path: &Path,
-) -> Result<Comparison, TaskError> {
+pub fn for_gate(inputs: &crate::inputs::Inputs, baseline: &Path, rule: &BaselineRule) -> Result<Comparison, TaskError> {
     let (corpora, scenarios) = score::load_inputs(inputs)?;
     let catalog = inputs.get(crate::inputs::InputKind::Catalog).map(|c| c.path.as_path());
     let resolved = crate::score::resolve::resolve(&corpora, &scenarios, catalog, &score::Selection::vllm(None));
     let candidate = |needed_for: &str| RunOptions::quiet_from_inputs(inputs, needed_for);
-    compare_with_inputs(inputs, candidate, baseline, &resolved, manifest, manifest_path)
+    compare_with_inputs(inputs, candidate, baseline, &resolved, rule)
 }
 
 /// Runs both binaries over the planned points of `resolved` and compares their figures.
@@ -584,16 +597,6 @@ impl Comparison {
             "no_difference": self.no_difference(),
         })
     }
-}
-
-/// The rule of the manifest at `path`, or an error naming the file and the section.
-pub fn rule_of(manifest: &crate::gate::Manifest, path: &Path) -> Result<BaselineRule, TaskError> {
-    manifest.baseline_rule.clone().ok_or_else(|| {
-        TaskError::Failed(anyhow::anyhow!(
-            "{}: no `baseline_rule` section: --baseline-blis needs the margin and the figures it holds",
-            path.display()
-        ))
-    })
 }
 
 /// The baseline binary from `--baseline-blis`: a path given that cannot run is bad input (exit

@@ -2,6 +2,7 @@
 //! path is one clear message rather than one failure per point (docs/upstream.md §7).
 
 use crate::inputs::{InputKind, Inputs, Refusal};
+use crate::task::TaskError;
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -106,4 +107,33 @@ impl PrivateCopy {
     pub fn sha256(&self) -> &str {
         &self.sha256
     }
+}
+
+/// `lockfiles/blis-releases.lock`: `TAG SHA256` per line, `#` comments: the builds whose BLIS
+/// figures the manifest holds (a release tag, or a commit for an untagged build), hashes only.
+pub fn locked_builds() -> Result<std::collections::BTreeMap<String, String>, TaskError> {
+    let path = crate::paths::workspace_root().join("lockfiles").join("blis-releases.lock");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| TaskError::Failed(anyhow::anyhow!("reading {}: {e}", path.display())))?;
+    let mut locked = std::collections::BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        match fields.as_slice() {
+            [tag, sha] if sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit()) => {
+                locked.insert(tag.to_string(), sha.to_lowercase());
+            }
+            _ => {
+                return Err(TaskError::Failed(anyhow::anyhow!(
+                    "{}:{}: expected `TAG SHA256` (64 hex digits), found {line:?}",
+                    path.display(),
+                    i + 1
+                )))
+            }
+        }
+    }
+    Ok(locked)
 }

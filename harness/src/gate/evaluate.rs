@@ -5,7 +5,7 @@
 use super::manifest::{Expect, Figure, Manifest};
 use super::tasks::{self, Context};
 use crate::inputs::{InputKind, Inputs, Refusal};
-use crate::task::{TaskError, TaskOutput, Value};
+use crate::task::{TaskError, TaskOutput, Value, REFUSED_BY, REFUSED_WHAT};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -85,11 +85,6 @@ pub struct GateOptions<'a> {
 
 /// The lock task, whose verdict taints every figure that reads a locked input.
 pub const LOCK_TASK: &str = "lock-verify";
-
-/// A task's value keys for the refusals it states itself (see `judge`): what the refused values
-/// need, and what the inputs given supply instead (refusals with the same `what` are one line).
-pub const REFUSED_WHAT: &str = "refused.what";
-pub const REFUSED_BY: &str = "refused.by";
 
 /// The manifest's consistency task, whose digit check needs PUBLISHED-FIGURES.md.
 pub const MANIFEST_TASK: &str = "manifest";

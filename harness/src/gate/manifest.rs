@@ -7,6 +7,8 @@ use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+pub use crate::blis::baseline::BaselineRule;
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
@@ -43,7 +45,15 @@ pub struct ReleaseFigures {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReleaseRow {
+    /// The tag, or the commit of an untagged build (as `lockfiles/blis-releases.lock` names it).
     pub tag: String,
+    /// The snapshot pinning this row's report, when not the section's (a build no folder of
+    /// releases holds is pinned on its own).
+    pub snapshot: Option<String>,
+    /// Sweeps the build models, and points of them that failed (`<tag>.modelled_sweeps`,
+    /// `<tag>.failed_points`).
+    pub modelled_sweeps: Option<u64>,
+    pub failed_points: Option<u64>,
     pub strict: Option<TierFigures>,
     pub measured_or_resolved: Option<TierFigures>,
     pub all: Option<TierFigures>,
@@ -64,11 +74,42 @@ pub struct TierFigures {
 }
 
 impl ReleaseFigures {
-    /// Every row as manifest figures, ids and wording as the hand-written
-    /// `blis-release/f90a1e3a/...` ones.
+    /// Every row as manifest figures (`blis-release/<tag>/...`).
     fn expand(&self) -> Vec<Figure> {
         let mut figures = Vec::new();
         for row in &self.releases {
+            let snapshot = row.snapshot.clone().unwrap_or_else(|| self.snapshot.clone());
+            let build = [
+                (
+                    "modelled-sweeps",
+                    "modelled_sweeps",
+                    "vLLM sweeps whose every point the build can model",
+                    row.modelled_sweeps,
+                ),
+                (
+                    "failed-points",
+                    "failed_points",
+                    "points of the modelled sweeps that failed to run or summarize",
+                    row.failed_points,
+                ),
+            ];
+            for (name, key, what, value) in build {
+                let Some(value) = value else { continue };
+                figures.push(Figure {
+                    id: format!("blis-release/{}/{name}", row.tag),
+                    what: format!("{what} (inference-sim {})", row.tag),
+                    document: format!("blis-release {} (new, computed here; not published)", row.tag),
+                    section: "-".into(),
+                    task: Some(self.task.clone()),
+                    key: Some(format!("{}.{key}", row.tag)),
+                    needs: Vec::new(),
+                    expect: Expect::Count(value),
+                    tolerance: None,
+                    published_text: Some(self.published_text.clone()),
+                    snapshot: Some(snapshot.clone()),
+                    note: None,
+                });
+            }
             let tiers = [
                 (oracles::tiers::Tier::Strict, &row.strict),
                 (oracles::tiers::Tier::MeasuredOrResolved, &row.measured_or_resolved),
@@ -103,7 +144,7 @@ impl ReleaseFigures {
                     expect,
                     tolerance,
                     published_text: Some(self.published_text.clone()),
-                    snapshot: Some(self.snapshot.clone()),
+                    snapshot: Some(snapshot.clone()),
                     note: None,
                 };
                 for (name, metric, what, value) in numbers {
@@ -130,24 +171,16 @@ impl ReleaseFigures {
     }
 }
 
-/// The regression rule of `--baseline-blis` (docs/baseline.md): a figure named in `figures`
-/// (`TIER.METRIC`, e.g. `all.tpot_shape`) is worse when the candidate's mean |e| exceeds the
-/// baseline's by more than `margin` percentage points AND the paired-bootstrap interval of the
-/// difference (over the sweeps both model, `resamples` resamples) lies above zero; better
-/// symmetrically; otherwise no change is detected.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BaselineRule {
-    pub margin: f64,
-    pub figures: Vec<String>,
-    /// Resamples of the paired interval (`oracles::bootstrap`, seed `oracles::bootstrap::SEED`).
-    #[serde(default = "default_resamples")]
-    pub resamples: usize,
-    pub why: String,
-}
-
-fn default_resamples() -> usize {
-    oracles::bootstrap::DEFAULT_RESAMPLES
+impl Manifest {
+    /// The baseline rule of the manifest at `path`, or an error naming the file and the section.
+    pub fn rule(&self, path: &Path) -> Result<BaselineRule> {
+        self.baseline_rule.clone().ok_or_else(|| {
+            anyhow::anyhow!(
+                "{}: no `baseline_rule` section: --baseline-blis needs the margin and the figures it holds",
+                path.display()
+            )
+        })
+    }
 }
 
 /// The `TIER.METRIC` keys a baseline rule may name.
@@ -367,9 +400,15 @@ impl Manifest {
                 }
             }
         }
+        // A release row may name its own snapshot: it pins the task run on that build alone.
+        let row_snapshots: Vec<&str> =
+            self.release_figures.iter().flat_map(|r| &r.releases).filter_map(|r| r.snapshot.as_deref()).collect();
         let mut snapshot_of_task: BTreeMap<&str, &str> = BTreeMap::new();
         for f in &self.figures {
             if let (Some(task), Some(snap)) = (f.task.as_deref(), f.snapshot.as_deref()) {
+                if row_snapshots.contains(&snap) {
+                    continue;
+                }
                 match snapshot_of_task.insert(task, snap) {
                     Some(other) if other != snap => problems.push(format!(
                         "task `{task}` is pinned by two snapshots, `{other}` and `{snap}`: one task, one snapshot"

@@ -44,34 +44,49 @@ pub const TASKS: &[TaskDef] = &[
         needs: &[InputKind::Measurements],
         run: |cx| crate::oracle_report::task_e2e_audit(&cx.inputs),
     },
-    // With a `blis` binary the headline tasks fill the BLIS column too.
-    TaskDef { name: "headline", needs: CORPORA_AND_TREES, run: |cx| crate::blis::arm::task_headline(&cx.inputs, None) },
+    // With a `blis` binary the headline tasks fill the BLIS column too, from the arm.
+    TaskDef {
+        name: "headline",
+        needs: CORPORA_AND_TREES,
+        run: |cx| crate::score::task_headline(&cx.inputs, None, crate::blis::arm::headline_column),
+    },
     TaskDef {
         name: "headline-measured",
         needs: CORPORA_AND_TREES,
-        run: |cx| crate::blis::arm::task_headline(&cx.inputs, Some(oracles::tiers::ConfigTier::Measured)),
+        run: |cx| {
+            let measured = Some(oracles::tiers::ConfigTier::Measured);
+            crate::score::task_headline(&cx.inputs, measured, crate::blis::arm::headline_column)
+        },
     },
     TaskDef {
         name: "blis-determinism",
         needs: &[InputKind::Blis, InputKind::Catalog, InputKind::Registry, InputKind::Scenarios],
         run: |cx| crate::blis::task_determinism(&cx.inputs),
     },
-    // The BLIS column of one real release (inference-sim f90a1e3a, checked by its hash).
-    TaskDef {
-        name: "blis-release-f90a1e3a",
-        needs: BLIS_CORPORA_AND_TREES,
-        run: |cx| crate::blis::arm::task_release_f90a1e3a(&cx.inputs),
-    },
-    // The BLIS column of every tagged release given (the folder of releases, or a `--blis`
-    // that is a locked release build: the task refuses itself without either), each checked
-    // by its hash.
+    // The BLIS column of every locked build given (the folder of releases, and a `--blis` that
+    // is a locked build: the task refuses itself without either), each checked by its hash.
     TaskDef {
         name: crate::history::RELEASES_TASK,
         needs: CORPORA_AND_TREES,
-        run: |cx| crate::history::task_releases(&cx.inputs, &cx.manifest),
+        run: |cx| crate::history::task_releases(&cx.inputs, &release_figures(&cx.manifest)?),
     },
     TaskDef { name: "sensitivity", needs: BLIS_CORPORA_AND_TREES, run: |cx| crate::blis::task_sensitivity(&cx.inputs) },
 ];
+
+/// What the releases task needs from the manifest: the baseline rule, and each release's keys.
+pub fn release_figures(path: &std::path::Path) -> Result<crate::history::ReleaseFigures, crate::task::TaskError> {
+    let manifest = super::manifest::Manifest::load(path, &names())?;
+    let mut keys: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
+    for row in manifest.release_figures.iter().flat_map(|r| &r.releases) {
+        let prefix = format!("blis-release/{}/", row.tag);
+        let of_row = manifest
+            .figures
+            .iter()
+            .filter(|f| f.task.as_deref() == Some(crate::history::RELEASES_TASK) && f.id.starts_with(&prefix));
+        keys.insert(row.tag.clone(), of_row.filter_map(|f| f.key.clone()).collect());
+    }
+    Ok(crate::history::ReleaseFigures { rule: manifest.rule(path)?, keys })
+}
 
 /// Every task's name: what a manifest figure's `task:` may say.
 pub fn names() -> Vec<&'static str> {

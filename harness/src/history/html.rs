@@ -6,7 +6,7 @@
 use super::{History, Row, Status};
 use crate::blis::arm::Plan;
 use crate::blis::baseline::Verdict;
-use crate::report_html::chart::{arm_style, esc, Axis, Frame, Svg};
+use crate::chart::{arm_style, esc, Axis, Frame, Svg};
 use crate::score::ErrorMetric;
 use oracles::tiers::Tier;
 use std::fmt::Write as _;
@@ -15,7 +15,7 @@ pub fn render(h: &History, plan: &Plan) -> String {
     let title = "BLIS across releases";
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{title}</title>\n<style>{}</style>\n</head>\n<body>\n<h1>{title}</h1>\n",
-        crate::report_html::STYLE
+        crate::chart::STYLE
     );
     let _ = writeln!(
         out,

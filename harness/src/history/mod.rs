@@ -10,9 +10,9 @@ pub mod releases;
 pub mod render;
 
 use crate::blis::arm::{self, Column, Plan};
+use crate::blis::baseline::BaselineRule;
 use crate::blis::baseline::{self, Comparison, Verdict};
 use crate::blis::{binary, cache, RunOptions};
-use crate::gate::manifest::BaselineRule;
 use crate::score::resolve::Resolved;
 use crate::score::{self, ErrorMetric, Scored};
 use crate::task::TaskError;
@@ -224,7 +224,7 @@ pub fn run(listing: &Listing, settings: &Settings) -> Result<History, TaskError>
                 Status::Unusable(why.replace(&release.binary.display().to_string(), &format!("{}/blis", release.tag)))
             }
         };
-        rows.push(Row { tag: release.tag.clone(), version: Some(release.version.clone()), status });
+        rows.push(Row { tag: release.tag.clone(), version: release.version.clone(), status });
     }
     for r in &listing.rejected {
         rows.push(Row { tag: r.tag.clone(), version: None, status: Status::Rejected(r.reason.clone()) });
@@ -488,30 +488,33 @@ impl Ran {
 /// The gate task whose values `release_figures` of the manifest are.
 pub const RELEASES_TASK: &str = "blis-releases";
 
+/// What the `blis-releases` task takes from the manifest; the gate, which reads the manifest,
+/// hands it in.
+#[derive(Clone, Debug)]
+pub struct ReleaseFigures {
+    pub rule: BaselineRule,
+    /// Per release the manifest has figures for, the value keys of those figures.
+    pub keys: BTreeMap<String, Vec<String>>,
+}
+
 /// The gate's `blis-releases` task: the history over the releases the inputs supply, every
 /// release's BLIS figures as values (`<tag>.<tier>.blis.<metric>`, `<tag>.<tier>.n_shape`,
-/// `n_mape`, `n_ttft_shape`, `n_ttft_mape`) for the manifest's `release_figures`, the report
-/// pinning the whole history. The releases are the folder `--releases` names, else the one
-/// `--blis` names when it is a build `lockfiles/blis-releases.lock` records (every tag of that
-/// build). Only releases whose binary has the locked SHA-256 give values: another build of a
-/// tag is named and gives none; a locked release not given is refused value by value.
-pub fn task_releases(inputs: &crate::inputs::Inputs, manifest_path: &std::path::Path) -> crate::task::TaskResult {
+/// `n_mape`, `n_ttft_shape`, `n_ttft_mape`, `<tag>.modelled_sweeps`, `<tag>.failed_points`) for
+/// the manifest's `release_figures`, the report pinning the whole history. The releases are the
+/// folder `--releases` names, and the one `--blis` names when it is a build
+/// `lockfiles/blis-releases.lock` records (every tag of that build not in the folder). Only
+/// releases whose binary has the locked SHA-256 give values: another build of a tag is named and
+/// gives none; a locked release not given is refused value by value.
+pub fn task_releases(inputs: &crate::inputs::Inputs, figures: &ReleaseFigures) -> crate::task::TaskResult {
     use crate::inputs::InputKind;
     let needed_for = "the BLIS figures of the tagged releases";
-    let locked = locked_releases()?;
-    let listing = match inputs.get(InputKind::Releases) {
-        Some(_) => {
-            releases::from_dir(inputs.require_dir(InputKind::Releases, needed_for)?).map_err(TaskError::Failed)?
-        }
-        None => one_locked_build(inputs, &locked, needed_for)?,
-    };
+    let locked = binary::locked_builds()?;
+    let listing = given_releases(inputs, &locked, needed_for)?;
     let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
     let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
     let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?.to_path_buf();
     let (corpora, scenarios) = crate::score::load_inputs(inputs)?;
     let resolved = crate::score::resolve::resolve(&corpora, &scenarios, Some(&catalog), &score::Selection::vllm(None));
-    let manifest = crate::gate::load_manifest(manifest_path)?;
-    let rule = baseline::rule_of(&manifest, manifest_path)?;
     let template_binary = listing.releases.first().map(|r| r.binary.clone()).unwrap_or_default();
     let mut template = RunOptions::new(template_binary, catalog, registry);
     template.progress = crate::blis::ProgressMode::Silent;
@@ -520,21 +523,12 @@ pub fn task_releases(inputs: &crate::inputs::Inputs, manifest_path: &std::path::
         resolved: &resolved,
         plan: plan(&resolved, &scenarios_dir, arm::RELEASE_FORM),
         template,
-        rule,
+        rule: figures.rule.clone(),
         latency_model: None,
         on_release: &|_, _, _| {},
     };
     let h = run(&listing, &settings)?;
-    // The keys of the manifest's figures of one release (`release_figures`).
-    let figure_keys = |tag: &str| -> Vec<String> {
-        let prefix = format!("blis-release/{tag}/");
-        manifest
-            .figures
-            .iter()
-            .filter(|f| f.task.as_deref() == Some(RELEASES_TASK) && f.id.starts_with(&prefix))
-            .filter_map(|f| f.key.clone())
-            .collect()
-    };
+    let figure_keys = |tag: &str| figures.keys.get(tag).cloned().unwrap_or_default();
     let mut out = crate::task::TaskOutput::default();
     let mut unlocked = Vec::new();
     for row in &h.rows {
@@ -554,6 +548,8 @@ pub fn task_releases(inputs: &crate::inputs::Inputs, manifest_path: &std::path::
                 continue;
             }
         }
+        out.count(format!("{}.modelled_sweeps", row.tag), r.column.modelled_sweeps as u64);
+        out.count(format!("{}.failed_points", row.tag), r.column.failed as u64);
         for tier in Tier::ORDER {
             let (_, n) = r.counts(tier);
             for m in ErrorMetric::ALL {
@@ -567,20 +563,18 @@ pub fn task_releases(inputs: &crate::inputs::Inputs, manifest_path: &std::path::
     // A release of the manifest that was not given: each of its figures refused, on one line of
     // the gate.
     let given: Vec<&str> = listing.releases.iter().map(|r| r.tag.as_str()).collect();
-    for row in manifest.release_figures.iter().flat_map(|r| &r.releases) {
-        if !given.contains(&row.tag.as_str()) {
-            for key in figure_keys(&row.tag) {
-                out.text(format!("{key}.refused"), format!("{} is not among the releases given", row.tag));
-            }
+    let mut refused = Vec::new();
+    for (tag, keys) in &figures.keys {
+        if !given.contains(&tag.as_str()) {
+            refused.extend(keys.iter().map(|k| (k.clone(), format!("{tag} is not among the releases given"))));
         }
     }
-    out.text(
-        crate::gate::evaluate::REFUSED_WHAT,
+    for (key, why) in refused {
+        out.text(format!("{key}.refused"), why);
+    }
+    out.refusal_line(
         "the locked build of each release (--releases DIR / BLIS_RELEASES_DIR with one folder per tag, or --blis PATH for one)",
-    );
-    out.text(
-        crate::gate::evaluate::REFUSED_BY,
-        match given.as_slice() {
+        &match given.as_slice() {
             [] => "no release given".to_string(),
             tags => format!("given: {}", tags.join(", ")),
         },
@@ -595,63 +589,43 @@ pub fn task_releases(inputs: &crate::inputs::Inputs, manifest_path: &std::path::
     Ok(out)
 }
 
-/// Without a folder of releases, the `--blis` binary when it is a locked build: every tag
-/// that build is locked as (v0.7.14 and v0.7.15 are one binary), each from the binary's folder.
-fn one_locked_build(
+/// The releases given: the folder's (`--releases`), then every tag of the `--blis` build when
+/// the lock records it and the folder does not hold that tag. Refused when neither gives one.
+fn given_releases(
     inputs: &crate::inputs::Inputs,
     locked: &BTreeMap<String, String>,
     needed_for: &str,
 ) -> Result<Listing, TaskError> {
     use crate::inputs::{InputKind, Refusal};
+    let mut listing = match inputs.get(InputKind::Releases) {
+        Some(_) => {
+            releases::from_dir(inputs.require_dir(InputKind::Releases, needed_for)?).map_err(TaskError::Failed)?
+        }
+        None => Listing::default(),
+    };
+    let folder_given = inputs.get(InputKind::Releases).is_some();
     let refuse = |detail: String| TaskError::Refused(Refusal::new(InputKind::Releases, needed_for, detail));
     if inputs.get(InputKind::Blis).is_none() {
-        return Err(refuse("not supplied, nor a --blis that is a locked release build".into()));
+        return if folder_given {
+            Ok(listing)
+        } else {
+            Err(refuse("not supplied, nor a --blis that is a locked release build".into()))
+        };
     }
     let binary = binary::require(inputs, needed_for)?;
     let sha256 = binary::digest(&binary)?;
-    let mut releases: Vec<releases::Release> = locked
+    let builds: Vec<releases::Release> = locked
         .iter()
-        .filter(|(_, sha)| **sha == sha256)
-        .filter_map(|(tag, _)| {
-            let version = Version::parse(tag)?;
-            Some(releases::Release { tag: tag.clone(), version, binary: binary.clone() })
-        })
+        .filter(|(tag, sha)| **sha == sha256 && !listing.releases.iter().any(|r| &r.tag == *tag))
+        .map(|(tag, _)| releases::Release { tag: tag.clone(), version: Version::parse(tag), binary: binary.clone() })
         .collect();
-    if releases.is_empty() {
+    if builds.is_empty() && !folder_given {
         return Err(refuse(format!(
             "not supplied, and --blis {} (sha256 {sha256}) is none of the builds lockfiles/blis-releases.lock records",
             binary.display()
         )));
     }
-    releases.sort_by(|a, b| a.version.cmp(&b.version));
-    Ok(Listing { releases, rejected: Vec::new() })
-}
-
-/// `lockfiles/blis-releases.lock`: `TAG SHA256` per line (the builds of
-/// ../shared/blis-releases, hashes only), `#` comments.
-pub fn locked_releases() -> Result<BTreeMap<String, String>, TaskError> {
-    let path = crate::paths::workspace_root().join("lockfiles").join("blis-releases.lock");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| TaskError::Failed(anyhow::anyhow!("reading {}: {e}", path.display())))?;
-    let mut locked = BTreeMap::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        match fields.as_slice() {
-            [tag, sha] if sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit()) => {
-                locked.insert(tag.to_string(), sha.to_lowercase());
-            }
-            _ => {
-                return Err(TaskError::Failed(anyhow::anyhow!(
-                    "{}:{}: expected `TAG SHA256` (64 hex digits), found {line:?}",
-                    path.display(),
-                    i + 1
-                )))
-            }
-        }
-    }
-    Ok(locked)
+    listing.releases.extend(builds);
+    releases::sort(&mut listing.releases);
+    Ok(listing)
 }

@@ -94,7 +94,9 @@ impl fmt::Display for Version {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Release {
     pub tag: String,
-    pub version: Version,
+    /// `None` for a build the lock names by its commit (e.g. `f90a1e3a`): it has no place in
+    /// the version order and comes after every tag.
+    pub version: Option<Version>,
     pub binary: PathBuf,
 }
 
@@ -197,11 +199,21 @@ fn order(candidates: Vec<(String, PathBuf)>, mut listing: Listing) -> anyhow::Re
             listing.rejected.push(Rejected { tag: tag.clone(), reason: why });
             continue;
         }
-        kept.push(Release { tag: tag.clone(), version: version.clone(), binary: binary.clone() });
+        kept.push(Release { tag: tag.clone(), version: Some(version.clone()), binary: binary.clone() });
     }
-    kept.sort_by(|a, b| a.version.cmp(&b.version));
+    sort(&mut kept);
     listing.releases = kept;
     Ok(listing)
+}
+
+/// Version order, builds named by a commit last (in the order given).
+pub fn sort(releases: &mut [Release]) {
+    releases.sort_by(|a, b| match (&a.version, &b.version) {
+        (Some(x), Some(y)) => x.cmp(y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
 }
 
 /// A regular, executable file (what `blis run --help` needs before anything is asked of it).

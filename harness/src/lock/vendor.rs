@@ -207,8 +207,8 @@ pub fn vendor_fetched(lock: &Lock, testdata: &Path) -> Result<Vec<Vendored>> {
     let clones = tempfile::tempdir().context("creating a folder for the clones")?;
     // SIGINT/SIGTERM caught while cloning (git, in this process group, gets a terminal's
     // Ctrl-C too): the clones, hundreds of MB, are removed before the exit, never left behind.
-    let fetched = crate::blis::pool::interruptible(|| super::fetch::fetch_all(lock, clones.path()));
-    if crate::blis::pool::interrupted() {
+    let fetched = crate::interrupt::interruptible(|| super::fetch::fetch_all(lock, clones.path()));
+    if crate::interrupt::interrupted() {
         drop(clones);
         eprintln!("vendor: interrupted; the temporary clones removed");
         std::process::exit(130);

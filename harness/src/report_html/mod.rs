@@ -12,12 +12,11 @@
 //! The same inputs give the same bytes: no time, no path, ids derived from the data.
 
 pub mod browser;
-pub mod chart;
 pub mod views;
 
+use crate::chart::{arm_style, esc, Axis, Frame, Style, Svg, MEASURED, STYLE};
 use crate::gate::{report::status_word, FigureResult, Manifest, Status};
 use crate::score::{Arm, Corpora, ErrorMetric, Scored};
-use chart::{arm_style, esc, Axis, Frame, Style, Svg, MEASURED};
 use oracles::tiers::Tier;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -46,15 +45,6 @@ pub struct Page<'a> {
     /// Lines printed under the heading (e.g. BLIS points without a value).
     pub notes: Vec<String>,
 }
-
-pub(crate) const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0 auto;max-width:1040px;padding:0 16px 48px;color:#111;line-height:1.4}\
-h1{font-size:1.6em}h2{border-bottom:2px solid #333;margin-top:2em}h3{margin-top:1.6em}h4{margin:1.2em 0 .3em}\
-table{border-collapse:collapse;margin:.5em 0;font-size:.9em}th,td{border:1px solid #bbb;padding:2px 6px;text-align:left;vertical-align:top}\
-td.num{text-align:right;font-variant-numeric:tabular-nums}\
-.ok{color:#005a32}.mismatch{color:#a50f15;font-weight:bold}.refused{color:#555}\
-figure{margin:1.2em 0;border-top:1px solid #ddd;padding-top:.6em}figcaption{font-weight:bold}\
-svg{max-width:100%;height:auto}details{margin:.3em 0}summary{cursor:pointer}\
-nav ol{padding-left:1.4em}nav li{margin:.1em 0}.note{color:#444}";
 
 /// The whole page.
 pub fn render(page: &Page) -> String {

@@ -3,6 +3,7 @@
 //! verdict. Pins one sweep's SVG and the figure table (not the whole page).
 
 use super::*;
+use crate::chart;
 use crate::gate::evaluate::FigureResult;
 use crate::score::{
     headline_arms, score, ArmPoint, PointKey, Selection, ABSOLUTES_FILE, E2E_FILE, SCOREABLE_FILE, SETTINGS_FILE,

@@ -22,15 +22,16 @@
 //! ```
 
 pub mod gaps;
+pub mod headline;
 pub mod intervals;
 pub mod render;
 pub mod resolve;
 pub mod settings;
 
+pub use headline::{headline_output, task_headline, BlisColumn, BlisSource, RefusedCells};
+
 use crate::corpus::e2e::{E2eCorpus, Status, Sweep};
 use crate::corpus::scenario::ScenarioSet;
-use crate::inputs::Inputs;
-use crate::task::{TaskOutput, TaskResult};
 use anyhow::Result;
 use oracles::scoring;
 use oracles::tiers::{self, ConfigTier, Tier};
@@ -541,64 +542,6 @@ fn score_sweep(
         })
         .collect();
     Ok((errors, excursions, scoring::strictly_increasing(&m_tpot)))
-}
-
-/// The headline table's AISimulate and AIC columns (PUBLISHED-FIGURES.md section 3) for the
-/// release gate. Values are keyed `<tier>.sweeps`, `<tier>.n_shape`, `<tier>.n_mape`,
-/// `<tier>.n_ttft_shape`, `<tier>.n_ttft_mape`, `<tier>.<arm>.<metric>` (tier: `strict`,
-/// `measured_or_resolved`, `all`; arm: `aisimulate`, `aic`, and `blis` once it is run; metric:
-/// `tpot_shape`, `tpot_mape`, `ttft_shape`, `ttft_mape`), plus `ttft_excursions`,
-/// `prefix_caching_points` and `dropped_sweeps`. A cell with no comparisons has no value.
-pub fn task_headline(inputs: &Inputs, config_tier: Option<ConfigTier>) -> TaskResult {
-    let (corpora, scenarios) = load_inputs(inputs)?;
-    let arms = headline_arms(&corpora.e2e, None);
-    let scored = score(&corpora, &scenarios, &arms, &Selection::vllm(config_tier));
-    Ok(headline_output(&scored))
-}
-
-/// The report text and the named values of a scored run.
-pub fn headline_output(scored: &Scored) -> TaskOutput {
-    let mut out = TaskOutput { report: render::report(scored), ..TaskOutput::default() };
-    for (tier, agg) in scored.tiers() {
-        let t = tier.key();
-        out.count(format!("{t}.sweeps"), agg.sweeps as u64);
-        for m in ErrorMetric::ALL {
-            out.count(format!("{t}.{}", m.count_key()), agg.n[&m] as u64);
-        }
-        for (i, (_, key, _)) in scored.arms.iter().enumerate() {
-            for m in ErrorMetric::ALL {
-                if let Some(Some(v)) = agg.mean_abs.get(&(i, m)) {
-                    out.number(format!("{t}.{key}.{}", m.key()), *v);
-                }
-                if let Some(Ok(ci)) = agg.interval.get(&(i, m)) {
-                    out.number(format!("{t}.{key}.{}.ci_low", m.key()), ci.low);
-                    out.number(format!("{t}.{key}.{}.ci_high", m.key()), ci.high);
-                }
-            }
-        }
-    }
-    // The paired differences of the report's pairs, per tier and metric.
-    for tier in Tier::ORDER {
-        let sweeps: Vec<&ScoredSweep> = scored.in_tier(tier).collect();
-        let index = |key: &str| scored.arms.iter().position(|(_, k, _)| k == key);
-        for (a, b) in render::PAIRS {
-            let (Some(ia), Some(ib)) = (index(a), index(b)) else { continue };
-            for m in ErrorMetric::ALL {
-                if let Some(Ok(p)) = intervals::paired(&sweeps, ia, ib, m, scored.resamples) {
-                    let k = format!("{}.{a}_minus_{b}.{}", tier.key(), m.key());
-                    out.number(format!("{k}.difference"), p.diff);
-                    if let Ok(ci) = p.ci {
-                        out.number(format!("{k}.ci_low"), ci.low);
-                        out.number(format!("{k}.ci_high"), ci.high);
-                    }
-                }
-            }
-        }
-    }
-    out.count("ttft_excursions", scored.excursions.len() as u64);
-    out.count("prefix_caching_points", scored.prefix_caching_points as u64);
-    out.count("dropped_sweeps", scored.dropped.len() as u64);
-    out
 }
 
 #[cfg(test)]

@@ -350,7 +350,7 @@ fn resolved_settings_come_from_device_memory() {
 
 #[test]
 fn headline_task_refuses_without_measurements() {
-    match task_headline(&Inputs::none(), None) {
+    match task_headline(&crate::inputs::Inputs::none(), None, |_, _, _| unreachable!("no binary was given")) {
         Err(TaskError::Refused(r)) => {
             assert_eq!(r.kind, InputKind::Measurements);
             assert!(r.to_string().contains("BLIS_MEASUREMENTS"));

@@ -15,3 +15,4 @@ mod fixture_files;
 mod gate;
 mod lock_tamper;
 mod numpy_known_answers;
+mod tidy;

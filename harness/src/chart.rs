@@ -1,4 +1,5 @@
-//! Hand-built SVG for the report's charts.
+//! Hand-built SVG for the HTML reports' charts (the gate's, the scorer's and the history's),
+//! and the pages' one style sheet.
 //!
 //! Why not plotters' SVG backend (tried, 0.3 with `svg_backend` only): a dashed series comes
 //! out as one `<polyline>` per dash (58 elements for a four-point line) instead of one path
@@ -10,6 +11,16 @@
 //! coordinate printed with one decimal, so the same numbers give the same bytes.
 
 use std::fmt::Write as _;
+
+/// The style sheet of every HTML page.
+pub const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0 auto;max-width:1040px;padding:0 16px 48px;color:#111;line-height:1.4}\
+h1{font-size:1.6em}h2{border-bottom:2px solid #333;margin-top:2em}h3{margin-top:1.6em}h4{margin:1.2em 0 .3em}\
+table{border-collapse:collapse;margin:.5em 0;font-size:.9em}th,td{border:1px solid #bbb;padding:2px 6px;text-align:left;vertical-align:top}\
+td.num{text-align:right;font-variant-numeric:tabular-nums}\
+.ok{color:#005a32}.mismatch{color:#a50f15;font-weight:bold}.refused{color:#555}\
+figure{margin:1.2em 0;border-top:1px solid #ddd;padding-top:.6em}figcaption{font-weight:bold}\
+svg{max-width:100%;height:auto}details{margin:.3em 0}summary{cursor:pointer}\
+nav ol{padding-left:1.4em}nav li{margin:.1em 0}.note{color:#444}";
 
 /// How one series is drawn: a colour from the Okabe-Ito palette (distinct under the common
 /// colour-vision deficiencies), a dash pattern and a marker, so no series is told apart by
