@@ -2,9 +2,13 @@
 //! gap, which drops a sweep, which is an error), arms as data, tiers.
 
 use super::*;
+use crate::corpus::scenario::ScenarioSet;
 use crate::inputs::InputKind;
 use crate::task::TaskError;
+use anyhow::Result;
+use oracles::tiers::{ConfigTier, Tier};
 use serde_json::json;
+use std::collections::BTreeMap;
 
 /// A vLLM sweep on h100 with measured relatives 1, 2, 4 and both arms off by known factors.
 fn sweep(scenario: &str, label: &str, workload: &str) -> serde_json::Value {
