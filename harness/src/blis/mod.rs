@@ -11,6 +11,7 @@ pub mod arm;
 pub mod baseline;
 pub mod binary;
 pub mod cache;
+pub mod deployment;
 pub mod determinism;
 pub mod dialect;
 pub mod double;
