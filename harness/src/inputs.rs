@@ -202,6 +202,19 @@ impl Inputs {
         Inputs { measurements: None, ..Inputs::resolve(&Flags::default(), |_| None) }
     }
 
+    /// These kinds only: every other input is dropped (`None`), so a command neither checks nor
+    /// uses an input it does not read, whatever its variable says.
+    pub fn only(mut self, kinds: &[InputKind]) -> Inputs {
+        let Inputs { measurements, catalog, registry, scenarios, blis, releases } = &mut self;
+        for (kind, slot) in InputKind::ALL.into_iter().zip([measurements, catalog, registry, scenarios, blis, releases])
+        {
+            if !kinds.contains(&kind) {
+                *slot = None;
+            }
+        }
+        self
+    }
+
     pub fn get(&self, kind: InputKind) -> Option<&InputPath> {
         match kind {
             InputKind::Measurements => self.measurements.as_ref(),
@@ -344,6 +357,16 @@ mod tests {
         let flags = Flags { measurements: Some("/from/flag".into()), ..Flags::default() };
         assert_eq!(Inputs::resolve(&flags, env).measurements.unwrap().origin, Origin::Flag);
         assert!(Inputs::none().measurements.is_none());
+    }
+
+    #[test]
+    fn only_drops_every_other_kind_whatever_its_variable_says() {
+        let env = |name: &str| (name == "BLIS_CATALOG").then(|| "/nonexistent".to_string());
+        let inputs = Inputs::resolve(&Flags::default(), env);
+        assert!(inputs.check_supplied().is_err());
+        let inputs = inputs.only(&[InputKind::Measurements]);
+        assert!(inputs.catalog.is_none() && inputs.registry.is_none());
+        assert!(inputs.check_supplied().is_ok());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! headline selection run by every release, each from its own folder, compared release to
 //! release by the baseline rule (harness::history, docs/history.md).
 
-use crate::inputs::InputArgs;
+use crate::inputs::{reads, Reads as _};
 use anyhow::Result;
 use harness::history::{self, releases};
 use harness::inputs::InputKind;
@@ -10,6 +10,11 @@ use harness::score;
 use harness::task::{exit, TaskError};
 use std::io::Write as _;
 use std::path::PathBuf;
+
+reads! {
+    /// The releases (each run through its own binary: no --blis) and what their points need.
+    pub struct HistoryInputs { measurements, catalog, registry, scenarios, releases }
+}
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -32,8 +37,8 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = crate::score::parse_resamples)]
     pub resamples: Option<usize>,
     #[command(flatten)]
-    pub inputs: InputArgs,
-    /// How the BLIS arm runs (docs/blis-arm.md); --blis and --report-json do not apply
+    pub inputs: HistoryInputs,
+    /// How the BLIS arm runs (docs/blis-arm.md)
     #[command(flatten)]
     pub blis: crate::blis::RunArgs,
 }

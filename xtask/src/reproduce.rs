@@ -4,7 +4,7 @@
 //! The second rendering reads the points the first one ran from the run's store and re-runs
 //! only a deterministic sample outside the cache (`--determinism`; `harness::blis::rendering`).
 
-use crate::inputs::InputArgs;
+use crate::inputs::{reads, Reads as _};
 use anyhow::{Context as _, Result};
 use harness::blis::rendering::{self, Determinism, Rendering};
 use harness::gate::{self, evaluate::InProcess, report, tasks::Context, Renderer};
@@ -12,10 +12,16 @@ use harness::task::{exit, TaskError};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+reads! {
+    /// Every input a task of the gate's table needs (`harness::gate::tasks::TASKS`), and the
+    /// releases of the `blis-releases` figures.
+    pub struct GateInputs { measurements, catalog, registry, scenarios, blis, releases }
+}
+
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    inputs: InputArgs,
+    inputs: GateInputs,
     /// Compare the --blis candidate with this baseline `blis` (the release it replaces) on the
     /// same points; exit 1 when a figure the manifest's `baseline_rule` holds is worse
     /// (docs/baseline.md).
@@ -90,11 +96,11 @@ pub fn run(args: Args) -> Result<u8> {
         return Ok(exit::OK);
     }
     let manifest = harness::gate::load_manifest(&manifest_path)?;
-    // A baseline that cannot run is bad input, said before the gate's work, not after.
-    if let Some(path) = &args.baseline_blis {
-        if let Err(TaskError::Failed(e)) = harness::blis::baseline::validate_baseline(path) {
-            return Err(e);
-        }
+    // A baseline or a binary that cannot run is bad input, said before the gate's work (the
+    // gate would otherwise refuse the binary's figures as if no --blis had been given).
+    crate::score::check_baseline(args.baseline_blis.as_deref())?;
+    if cx.inputs.blis.is_some() {
+        harness::blis::binary::require(&cx.inputs, "the gate's BLIS figures").map_err(anyhow::Error::new)?;
     }
     // The run's store of BLIS point outcomes: the first rendering of each task writes it, the
     // second reads it; removed when the gate ends.

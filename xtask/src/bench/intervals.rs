@@ -4,7 +4,7 @@
 //! lines has an interval) and rendered at 10,000 resamples and at 1; the difference is the
 //! intervals' cost. Each repetition starts with no resample table drawn, as a fresh process does.
 
-use crate::inputs::InputArgs;
+use crate::inputs::Reads as _;
 use anyhow::Result;
 use harness::score::{self, intervals, ArmPoint};
 use harness::task::exit;
@@ -16,7 +16,7 @@ pub struct Args {
     #[arg(long, default_value_t = 10)]
     pub iterations: usize,
     #[command(flatten)]
-    pub inputs: InputArgs,
+    pub inputs: super::ScorerInputs,
 }
 
 pub fn run(args: Args) -> Result<u8> {

@@ -1,7 +1,7 @@
 //! `cargo xtask bench score`: scoring the whole corpus, timed. Reading the corpora and the
 //! scenario tree is timed apart from scoring and rendering, since the gate pays both.
 
-use crate::inputs::InputArgs;
+use crate::inputs::Reads as _;
 use anyhow::Result;
 use harness::score;
 use harness::task::exit;
@@ -13,7 +13,7 @@ pub struct Args {
     #[arg(long, default_value_t = 20)]
     pub iterations: usize,
     #[command(flatten)]
-    pub inputs: InputArgs,
+    pub inputs: super::ScorerInputs,
 }
 
 pub fn run(args: Args) -> Result<u8> {

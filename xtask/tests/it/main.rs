@@ -7,6 +7,7 @@ mod support;
 mod bad_input_cli;
 mod blis_cli;
 mod fixtures_cli;
+mod flags_cli;
 mod formatting;
 mod lock_cli;
 mod reproduce_cli;
