@@ -96,6 +96,17 @@ pub fn run(args: Args) -> Result<u8> {
         return Ok(exit::OK);
     }
     let manifest = harness::gate::load_manifest(&manifest_path)?;
+    // An id that selects nothing is a typo more often than not: said before any work.
+    for only in &args.only {
+        if !manifest.figures.iter().any(|f| gate::evaluate::selects(&manifest, only, &f.id)) {
+            eprintln!(
+                "error: --only {only} selects no figure of {}; the nearest ids: {}",
+                manifest_path.display(),
+                nearest_ids(&manifest, only).join(", ")
+            );
+            return Ok(exit::USAGE);
+        }
+    }
     // A baseline or a binary that cannot run is bad input, said before the gate's work (the
     // gate would otherwise refuse the binary's figures as if no --blis had been given).
     crate::score::check_baseline(args.baseline_blis.as_deref())?;
@@ -201,6 +212,34 @@ pub fn run(args: Args) -> Result<u8> {
     } else {
         exit::OK
     })
+}
+
+/// The three figure ids or groups (`a/`) nearest to `wanted` by edit distance.
+fn nearest_ids(manifest: &gate::Manifest, wanted: &str) -> Vec<String> {
+    let mut ids = std::collections::BTreeSet::new();
+    for f in &manifest.figures {
+        ids.insert(f.id.clone());
+        ids.extend(f.id.match_indices('/').map(|(i, _)| f.id[..=i].to_string()));
+    }
+    let mut ranked: Vec<(usize, String)> = ids.into_iter().map(|id| (edit_distance(wanted, &id), id)).collect();
+    ranked.sort();
+    ranked.into_iter().take(3).map(|(_, id)| id).collect()
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != *cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 /// Renders a task in a fresh process of this same binary, so two renderings share no state.

@@ -154,12 +154,26 @@ fn only_selects_a_group_of_figures() {
 }
 
 #[test]
-fn an_only_that_selects_nothing_is_an_error() {
+fn an_only_that_selects_nothing_is_a_usage_error_naming_the_nearest_ids() {
     Reproduce::fresh()
         .args(["--only", "no-such-figure"])
         .assert()
-        .code(1)
+        .code(64)
         .stderr(predicate::str::contains("selects no figure"));
+    // One typo among good ids is not quietly dropped.
+    Reproduce::fresh().args(["--only", "fixtures/", "--only", "fixturs"]).assert().code(64).stderr(
+        predicate::str::contains("--only fixturs selects no figure").and(predicate::str::contains("fixtures/")),
+    );
+}
+
+#[test]
+fn only_takes_a_group_without_its_trailing_slash() {
+    Reproduce::fresh()
+        .args(["--only", "fixtures"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("8 reproduced, 0 mismatched, 0 refused"))
+        .stdout(predicate::str::contains("headline/").not());
 }
 
 #[test]
