@@ -56,14 +56,23 @@ impl InputKind {
         }
     }
 
-    pub fn env_var(self) -> &'static str {
+    pub const fn env_var(self) -> &'static str {
         match self {
             InputKind::Measurements => "BLIS_MEASUREMENTS",
             InputKind::Catalog => "BLIS_CATALOG",
             InputKind::Registry => "BLIS_REGISTRY",
             InputKind::Scenarios => "BLIS_SCENARIOS",
             InputKind::Blis => "BLIS_BIN",
-            InputKind::Releases => "BLIS_RELEASES_DIR",
+            InputKind::Releases => "BLIS_RELEASES",
+        }
+    }
+
+    /// The variable's earlier name, still read (for one release) when the current one is unset,
+    /// so scripts that set it keep working.
+    pub const fn deprecated_env_var(self) -> Option<&'static str> {
+        match self {
+            InputKind::Releases => Some("BLIS_RELEASES_DIR"),
+            _ => None,
         }
     }
 
@@ -168,7 +177,7 @@ impl Inputs {
             if let Some(path) = flag {
                 return Some(InputPath { kind, path: path.clone(), origin: Origin::Flag });
             }
-            let value = env(kind.env_var());
+            let value = env(kind.env_var()).or_else(|| kind.deprecated_env_var().and_then(&env));
             if let Some(value) = value.clone().filter(|v| !v.is_empty()) {
                 return Some(InputPath { kind, path: PathBuf::from(value), origin: Origin::Env });
             }
@@ -357,6 +366,19 @@ mod tests {
         let flags = Flags { measurements: Some("/from/flag".into()), ..Flags::default() };
         assert_eq!(Inputs::resolve(&flags, env).measurements.unwrap().origin, Origin::Flag);
         assert!(Inputs::none().measurements.is_none());
+    }
+
+    #[test]
+    fn the_releases_variable_is_read_under_its_old_name_only_when_the_new_one_is_unset() {
+        let both = |name: &str| match name {
+            "BLIS_RELEASES" => Some("/new".to_string()),
+            "BLIS_RELEASES_DIR" => Some("/old".to_string()),
+            _ => None,
+        };
+        assert_eq!(Inputs::resolve(&Flags::default(), both).releases.unwrap().path, PathBuf::from("/new"));
+        let old = |name: &str| (name == "BLIS_RELEASES_DIR").then(|| "/old".to_string());
+        let releases = Inputs::resolve(&Flags::default(), old).releases.unwrap();
+        assert_eq!((releases.path, releases.origin), (PathBuf::from("/old"), Origin::Env));
     }
 
     #[test]

@@ -28,8 +28,10 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     pub latency_model: Option<String>,
     /// Write the history as JSON here (`-`: stdout)
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
+    // `--json` was its name before the reports' one naming rule (docs/naming.md): a hidden
+    // alias for one release.
+    #[arg(long, value_name = "FILE", alias = "json")]
+    pub report_json: Option<PathBuf>,
     /// Write the HTML page (charts across releases, the per-sweep grid) here
     #[arg(long, value_name = "FILE")]
     pub report_html: Option<PathBuf>,
@@ -52,7 +54,7 @@ pub fn run(args: Args) -> Result<u8> {
 /// 1 when no release has a value, 2 when an input is missing.
 fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskError> {
     let needed_for = "the history across releases";
-    // `--release TAG=PATH` entries, else the folder (--releases or BLIS_RELEASES_DIR).
+    // `--release TAG=PATH` entries, else the folder (--releases or BLIS_RELEASES).
     let listing = if args.release.is_empty() {
         releases::from_dir(inputs.require_dir(InputKind::Releases, needed_for)?)
     } else {
@@ -105,7 +107,7 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
             return Err(TaskError::Failed(e.into()));
         }
     }
-    if let Some(file) = &args.json {
+    if let Some(file) = &args.report_json {
         let mut json = serde_json::to_string_pretty(&history::render::json(&h, &settings.plan))
             .map_err(|e| TaskError::Failed(e.into()))?;
         json.push('\n');

@@ -57,7 +57,19 @@ pub trait Reads {
 
     /// The declared inputs resolved, without checking them (`lock verify` reports on them).
     fn resolve_unchecked(&self) -> Inputs {
-        Inputs::from_process(&self.flags()).only(&self.kinds())
+        let kinds = self.kinds();
+        warn_deprecated(&kinds);
+        Inputs::from_process(&self.flags()).only(&kinds)
+    }
+}
+
+/// A variable read under its old name says so, so scripts move to the new one.
+fn warn_deprecated(kinds: &[InputKind]) {
+    for kind in kinds {
+        let Some(old) = kind.deprecated_env_var() else { continue };
+        if std::env::var_os(kind.env_var()).is_none() && std::env::var_os(old).is_some() {
+            eprintln!("warning: {old} is read as {}, its new name; set that one (the old name goes)", kind.env_var());
+        }
     }
 }
 
@@ -86,7 +98,7 @@ pub fn help(field: &str) -> &'static str {
         InputKind::Releases => {
             "A folder of BLIS releases: one sub-folder per release, named by its tag, each holding `blis` and \
              the files it reads from its working directory, as ../shared/blis-releases/unpack.sh lays them out \
-             (`cargo xtask history`, the gate's blis-release/<tag>/ figures) [env: BLIS_RELEASES_DIR]"
+             (`cargo xtask history`, the gate's blis-release/<tag>/ figures) [env: BLIS_RELEASES]"
         }
     }
 }

@@ -10,6 +10,7 @@ mod fixtures_cli;
 mod flags_cli;
 mod formatting;
 mod lock_cli;
+mod naming_cli;
 mod reproduce_cli;
 mod score_cli;
 mod workspace_root;
