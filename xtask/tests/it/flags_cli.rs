@@ -138,3 +138,24 @@ fn reproduce_takes_the_inputs_its_tasks_need() {
     listed.sort();
     assert_eq!(listed, needed);
 }
+
+/// A variable set for an input a command does not read is neither checked nor used by it; the
+/// one it reads still is.
+#[test]
+fn a_command_ignores_the_variables_of_inputs_it_does_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let unread = ["BLIS_CATALOG", "BLIS_REGISTRY", "BLIS_SCENARIOS", "BLIS_BIN", "BLIS_RELEASES"];
+    let fixtures_check = || {
+        let mut cmd = xtask(dir.path());
+        cmd.args(["fixtures", "check"]);
+        for var in unread {
+            cmd.env(var, "/nonexistent/unread");
+        }
+        cmd
+    };
+    fixtures_check().env("BLIS_MEASUREMENTS", "").assert().code(0);
+    let out = fixtures_check().env("BLIS_MEASUREMENTS", "/nonexistent/read").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("BLIS_MEASUREMENTS=/nonexistent/read") && !stderr.contains("unread"), "{stderr}");
+}
