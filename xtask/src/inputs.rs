@@ -24,7 +24,11 @@ macro_rules! reads {
 
         impl $crate::inputs::Reads for $name {
             fn flags(&self) -> harness::inputs::Flags {
-                harness::inputs::Flags { $($kind: self.$kind.clone(),)+ ..Default::default() }
+                // Field by field, not `..Default::default()`: with every input declared, that
+                // update would be empty (a clippy warning).
+                let mut flags = harness::inputs::Flags::default();
+                $(flags.$kind = self.$kind.clone();)+
+                flags
             }
 
             fn kinds(&self) -> Vec<harness::inputs::InputKind> {
