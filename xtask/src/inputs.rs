@@ -61,18 +61,23 @@ pub trait Reads {
 
     /// The declared inputs resolved, without checking them (`lock verify` reports on them).
     fn resolve_unchecked(&self) -> Inputs {
-        let kinds = self.kinds();
-        warn_deprecated(&kinds);
-        Inputs::from_process(&self.flags()).only(&kinds)
+        let (flags, kinds) = (self.flags(), self.kinds());
+        warn_deprecated(&flags, &kinds);
+        Inputs::from_process(&flags).only(&kinds)
     }
 }
 
-/// A variable read under its old name says so, so scripts move to the new one.
-fn warn_deprecated(kinds: &[InputKind]) {
-    for kind in kinds {
+/// A variable read under its old name says so, so scripts move to the new one (nothing is said
+/// where a flag or the new variable wins over it).
+fn warn_deprecated(flags: &Flags, kinds: &[InputKind]) {
+    for &kind in kinds {
         let Some(old) = kind.deprecated_env_var() else { continue };
-        if std::env::var_os(kind.env_var()).is_none() && std::env::var_os(old).is_some() {
-            eprintln!("warning: {old} is read as {}, its new name; set that one (the old name goes)", kind.env_var());
+        let flagged = flags.given().any(|(k, _)| k == kind);
+        if !flagged && std::env::var_os(kind.env_var()).is_none() && std::env::var_os(old).is_some() {
+            let new = kind.env_var();
+            eprintln!(
+                "warning: {old} is read as {new}, its new name; set {new} instead (the old name will be removed)"
+            );
         }
     }
 }
