@@ -7,7 +7,7 @@
 //! error naming the file. (The CLI turns any such error into exit 1: xtask's `main`.)
 //!
 //! `cargo test` runs a bounded number of cases per reader (harness/tests/fuzz_readers.rs);
-//! `cargo xtask fuzz --cases N` runs more and reports cases per second (docs/fuzzing.md).
+//! `cargo xtask fuzz --runs N` runs more and reports cases per second (docs/fuzzing.md).
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};

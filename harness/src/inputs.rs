@@ -56,14 +56,23 @@ impl InputKind {
         }
     }
 
-    pub fn env_var(self) -> &'static str {
+    pub const fn env_var(self) -> &'static str {
         match self {
             InputKind::Measurements => "BLIS_MEASUREMENTS",
             InputKind::Catalog => "BLIS_CATALOG",
             InputKind::Registry => "BLIS_REGISTRY",
             InputKind::Scenarios => "BLIS_SCENARIOS",
             InputKind::Blis => "BLIS_BIN",
-            InputKind::Releases => "BLIS_RELEASES_DIR",
+            InputKind::Releases => "BLIS_RELEASES",
+        }
+    }
+
+    /// The variable's earlier name, still read (for one release) when the current one is unset,
+    /// so scripts that set it keep working.
+    pub const fn deprecated_env_var(self) -> Option<&'static str> {
+        match self {
+            InputKind::Releases => Some("BLIS_RELEASES_DIR"),
+            _ => None,
         }
     }
 
@@ -168,7 +177,7 @@ impl Inputs {
             if let Some(path) = flag {
                 return Some(InputPath { kind, path: path.clone(), origin: Origin::Flag });
             }
-            let value = env(kind.env_var());
+            let value = env(kind.env_var()).or_else(|| kind.deprecated_env_var().and_then(&env));
             if let Some(value) = value.clone().filter(|v| !v.is_empty()) {
                 return Some(InputPath { kind, path: PathBuf::from(value), origin: Origin::Env });
             }
@@ -200,6 +209,19 @@ impl Inputs {
     /// corpora, even where `vendor --fetch` put them under testdata/.
     pub fn none() -> Inputs {
         Inputs { measurements: None, ..Inputs::resolve(&Flags::default(), |_| None) }
+    }
+
+    /// These kinds only: every other input is dropped (`None`), so a command neither checks nor
+    /// uses an input it does not read, whatever its variable says.
+    pub fn only(mut self, kinds: &[InputKind]) -> Inputs {
+        let Inputs { measurements, catalog, registry, scenarios, blis, releases } = &mut self;
+        for (kind, slot) in InputKind::ALL.into_iter().zip([measurements, catalog, registry, scenarios, blis, releases])
+        {
+            if !kinds.contains(&kind) {
+                *slot = None;
+            }
+        }
+        self
     }
 
     pub fn get(&self, kind: InputKind) -> Option<&InputPath> {
@@ -344,6 +366,29 @@ mod tests {
         let flags = Flags { measurements: Some("/from/flag".into()), ..Flags::default() };
         assert_eq!(Inputs::resolve(&flags, env).measurements.unwrap().origin, Origin::Flag);
         assert!(Inputs::none().measurements.is_none());
+    }
+
+    #[test]
+    fn the_releases_variable_is_read_under_its_old_name_only_when_the_new_one_is_unset() {
+        let both = |name: &str| match name {
+            "BLIS_RELEASES" => Some("/new".to_string()),
+            "BLIS_RELEASES_DIR" => Some("/old".to_string()),
+            _ => None,
+        };
+        assert_eq!(Inputs::resolve(&Flags::default(), both).releases.unwrap().path, PathBuf::from("/new"));
+        let old = |name: &str| (name == "BLIS_RELEASES_DIR").then(|| "/old".to_string());
+        let releases = Inputs::resolve(&Flags::default(), old).releases.unwrap();
+        assert_eq!((releases.path, releases.origin), (PathBuf::from("/old"), Origin::Env));
+    }
+
+    #[test]
+    fn only_drops_every_other_kind_whatever_its_variable_says() {
+        let env = |name: &str| (name == "BLIS_CATALOG").then(|| "/nonexistent".to_string());
+        let inputs = Inputs::resolve(&Flags::default(), env);
+        assert!(inputs.check_supplied().is_err());
+        let inputs = inputs.only(&[InputKind::Measurements]);
+        assert!(inputs.catalog.is_none() && inputs.registry.is_none());
+        assert!(inputs.check_supplied().is_ok());
     }
 
     #[test]

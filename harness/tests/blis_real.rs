@@ -69,7 +69,7 @@ fn main() {
 }
 
 /// The folder of unpacked releases (`<dir>/<tag>/blis` beside its release files).
-const RELEASES_VAR: &str = "BLIS_RELEASES_DIR";
+const RELEASES_VAR: &str = harness::inputs::InputKind::Releases.env_var();
 const RELEASES_TRIAL: &str = "real/baseline/two-releases-each-from-its-own-root";
 const TWO_RELEASES: [&str; 2] = ["v0.7.12", "v0.7.13"];
 

@@ -1,5 +1,5 @@
 //! The readers under property-based fuzzing (harness::fuzz), a bounded number of cases each so
-//! `cargo test` stays within seconds; `cargo xtask fuzz --cases N` runs more. One trial per
+//! `cargo test` stays within seconds; `cargo xtask fuzz --runs N` runs more. One trial per
 //! reader: `cargo test -p harness --test fuzz_readers -- lock`.
 
 use libtest_mimic::{Arguments, Trial};

@@ -1,4 +1,4 @@
-//! Every release of the simulator under `BLIS_RELEASES_DIR` (one folder per tag, `blis` beside
+//! Every release of the simulator under `BLIS_RELEASES` (one folder per tag, `blis` beside
 //! the files it reads from its working directory; /work/shared/blis-releases/README.md), two
 //! trials each:
 //!
@@ -14,7 +14,7 @@
 //! - `history/gate/v0.7.12-to-v0.7.13`: the gate's `blis-releases` task over the two releases
 //!   between which the default latency model changed, pinned, its committed figures judged.
 //!
-//! Without `BLIS_RELEASES_DIR` one trial stands for all, ignored with the reason (failing under
+//! Without `BLIS_RELEASES` one trial stands for all, ignored with the reason (failing under
 //! CI=true).
 
 mod support;
@@ -25,7 +25,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-const VAR: &str = "BLIS_RELEASES_DIR";
+const VAR: &str = harness::inputs::InputKind::Releases.env_var();
 const MODEL: &str = "llama-3.1-70b-instruct";
 
 fn main() {

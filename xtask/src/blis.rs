@@ -1,7 +1,7 @@
 //! `cargo xtask blis ...`: run points from a file, the determinism figure, the double's path.
 //! `RunArgs` is the flag set any task that runs the BLIS arm flattens (`cargo xtask score`).
 
-use crate::inputs::InputArgs;
+use crate::inputs::{reads, Reads as _};
 use anyhow::{Context, Result};
 use harness::blis::{self, CacheMode, PointSpec, ProgressMode, RunOptions, Shard};
 use harness::inputs::{InputKind, Inputs};
@@ -33,9 +33,6 @@ pub struct RunArgs {
     /// Per-point progress lines on stderr [default: auto = lines on a terminal, else failures only]
     #[arg(long, value_enum, default_value_t = Progress::Auto)]
     pub progress: Progress,
-    /// Write every point's record (exact command line, workload SHA-256, result) as JSON to FILE
-    #[arg(long, value_name = "FILE")]
-    pub report_json: Option<PathBuf>,
     /// Working directory of `blis run` (the blis checkout, for defaults.yaml) [default: the binary's directory]
     #[arg(long, value_name = "DIR")]
     pub blis_root: Option<PathBuf>,
@@ -78,15 +75,36 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
     Shard::parse(text).map_err(|e| e.to_string())
 }
 
-impl RunArgs {
-    /// `--report-json FILE`: the point records, written atomically (`-`: stdout).
-    pub fn write_report(&self, opts: &RunOptions, outcomes: &[blis::PointOutcome]) -> Result<(), TaskError> {
+/// `--report-json FILE`: apart from [`RunArgs`], for the commands that write point records
+/// (`cargo xtask history` and `blis sensitivity` run points but write none).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct PointRecords {
+    /// Write every point's record (exact command line, workload SHA-256, result) as JSON to FILE
+    #[arg(long, value_name = "FILE")]
+    pub report_json: Option<PathBuf>,
+}
+
+impl PointRecords {
+    /// The point records, written atomically (`-`: stdout).
+    pub fn write(&self, opts: &RunOptions, outcomes: &[blis::PointOutcome]) -> Result<(), TaskError> {
         if let Some(path) = &self.report_json {
             harness::atomic::write_report(path, blis::outcomes_json(&opts.binary, outcomes).as_bytes())?;
         }
         Ok(())
     }
+}
 
+reads! {
+    /// The binary and what a point reads.
+    pub struct PointInputs { blis, catalog, registry, scenarios }
+}
+
+reads! {
+    /// The binary, what a point reads, and the corpora the sensitivity points come from.
+    pub struct SensitivityInputs { measurements, blis, catalog, registry, scenarios }
+}
+
+impl RunArgs {
     /// The run options, or a refusal naming the missing input (binary, catalog, registry).
     pub fn options(&self, inputs: &Inputs, needed_for: &str) -> Result<RunOptions, TaskError> {
         let binary = blis::binary::require(inputs, needed_for)?;
@@ -133,7 +151,9 @@ pub enum Command {
         #[command(flatten)]
         run: RunArgs,
         #[command(flatten)]
-        inputs: InputArgs,
+        records: PointRecords,
+        #[command(flatten)]
+        inputs: PointInputs,
     },
     /// The determinism figure: one point run twice outside the cache.
     Determinism {
@@ -141,14 +161,14 @@ pub enum Command {
         #[arg(long, value_name = "SECS", default_value_t = 1800, value_parser = parse_positive_u64)]
         timeout: u64,
         #[command(flatten)]
-        inputs: InputArgs,
+        inputs: PointInputs,
     },
     /// The sensitivity table: baseline, engine settings varied, numpy seeds 1..4.
     Sensitivity {
         #[command(flatten)]
         run: RunArgs,
         #[command(flatten)]
-        inputs: InputArgs,
+        inputs: SensitivityInputs,
     },
     /// Build the test double and print its path (for `--blis "$(cargo xtask blis double)"`).
     Double,
@@ -156,7 +176,7 @@ pub enum Command {
 
 pub fn run(cmd: Command) -> Result<u8> {
     match cmd {
-        Command::Run { points, run, inputs } => run_file(&points, &run, &inputs.resolve()),
+        Command::Run { points, run, records, inputs } => run_file(&points, &run, &records, &inputs.resolve()),
         Command::Determinism { timeout, inputs } => {
             finish(blis::determinism::task_determinism_with(&inputs.resolve(), Some(Duration::from_secs(timeout))).map(
                 |out| {
@@ -186,7 +206,7 @@ fn finish(result: Result<bool, TaskError>) -> Result<u8> {
     crate::outcome::exit_code(result.map(|ok| if ok { exit::OK } else { exit::FAILED }))
 }
 
-fn run_file(path: &std::path::Path, args: &RunArgs, inputs: &Inputs) -> Result<u8> {
+fn run_file(path: &std::path::Path, args: &RunArgs, records: &PointRecords, inputs: &Inputs) -> Result<u8> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let de = &mut serde_json::Deserializer::from_str(&text);
     let mut points: Vec<PointSpec> = serde_path_to_error::deserialize(de)
@@ -205,7 +225,7 @@ fn run_file(path: &std::path::Path, args: &RunArgs, inputs: &Inputs) -> Result<u
     }
     finish(args.options(inputs, "running BLIS points").and_then(|opts| {
         let report = blis::run_points(&points, &opts)?;
-        args.write_report(&opts, &report.outcomes)?;
+        records.write(&opts, &report.outcomes)?;
         print!("{}", blis::render_outcomes(&report.outcomes));
         Ok(report.summary.failed == 0)
     }))
@@ -216,6 +236,7 @@ fn run_file(path: &std::path::Path, args: &RunArgs, inputs: &Inputs) -> Result<u
 /// their sweeps are dropped by the scorer.
 pub fn score_arm(
     args: &RunArgs,
+    records: &PointRecords,
     inputs: &Inputs,
     resolved: &[harness::score::resolve::ResolvedSweep],
 ) -> Result<blis::arm::Column, TaskError> {
@@ -223,7 +244,7 @@ pub fn score_arm(
     let opts = args.options(inputs, needed_for)?;
     let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?;
     let col = blis::arm::column(resolved, scenarios_dir, &opts)?;
-    args.write_report(&opts, &col.outcomes)?;
+    records.write(&opts, &col.outcomes)?;
     for note in col.notes.iter().filter(|n| !n.contains("not modelled by this release")) {
         eprintln!("blis: no value: {note}");
     }

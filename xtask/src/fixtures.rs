@@ -1,6 +1,6 @@
 //! `cargo xtask fixtures points|generate|check`: the InferenceX workload fixtures.
 
-use crate::inputs::InputArgs;
+use crate::inputs::{reads, Reads as _};
 use anyhow::Result;
 use harness::fixtures::{self, check, points};
 use harness::inputs::InputKind;
@@ -14,7 +14,7 @@ pub enum Command {
     /// only compare).
     Points {
         #[command(flatten)]
-        inputs: InputArgs,
+        inputs: Corpora,
         /// Compare the committed list with the derivation; never write.
         #[arg(long)]
         check: bool,
@@ -30,10 +30,15 @@ pub enum Command {
     /// (--measurements or BLIS_MEASUREMENTS), also re-derive the point list.
     Check {
         #[command(flatten)]
-        inputs: InputArgs,
+        inputs: Corpora,
         #[command(flatten)]
         dir: DirArg,
     },
+}
+
+reads! {
+    /// The corpus the point list is derived from.
+    pub struct Corpora { measurements }
 }
 
 #[derive(clap::Args)]
@@ -57,7 +62,7 @@ pub fn run(cmd: Command) -> Result<u8> {
     }
 }
 
-fn derive_points(inputs: &InputArgs, check_only: bool, dir: &std::path::Path) -> Result<u8> {
+fn derive_points(inputs: &Corpora, check_only: bool, dir: &std::path::Path) -> Result<u8> {
     let resolved = inputs.resolve();
     let measurements = match resolved.require_dir(InputKind::Measurements, "fixtures points") {
         Ok(path) => path,
@@ -102,7 +107,9 @@ fn generate(dir: &std::path::Path) -> Result<u8> {
     Ok(exit::OK)
 }
 
-fn check_all(inputs: &InputArgs, dir: &std::path::Path) -> Result<u8> {
+fn check_all(inputs: &Corpora, dir: &std::path::Path) -> Result<u8> {
+    // Resolved first: a corpus given but unusable ends the command before the seeds are checked.
+    let resolved = inputs.resolve();
     let points_path = dir.join(points::FILE_NAME);
     let list = points::load(&points_path)?;
     let mut code = exit::OK;
@@ -125,7 +132,6 @@ fn check_all(inputs: &InputArgs, dir: &std::path::Path) -> Result<u8> {
             code = exit::FAILED;
         }
     }
-    let resolved = inputs.resolve();
     match resolved.require_dir(InputKind::Measurements, "the point-list derivation check") {
         Ok(measurements) => {
             let derived = points::derive(measurements)?;

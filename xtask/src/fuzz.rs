@@ -1,4 +1,4 @@
-//! `cargo xtask fuzz [--cases N] [--seed S] [--only NAME]`: the readers' property-based fuzzing
+//! `cargo xtask fuzz [--runs N] [--seed S] [--only NAME]`: the readers' property-based fuzzing
 //! (harness::fuzz) at a chosen number of cases per reader, with cases per second. Exit 1 on the
 //! first failing case, which is printed shrunk.
 
@@ -8,8 +8,9 @@ use harness::task::exit;
 #[derive(clap::Args)]
 pub struct Args {
     /// Mutated documents per reader.
-    #[arg(long, default_value_t = 10_000)]
-    cases: u32,
+    // `--cases`: its name before the one name for repetition counts (docs/naming.md).
+    #[arg(long, alias = "cases", default_value_t = 10_000)]
+    runs: u32,
     /// Seed of the case generator (the same seed draws the same cases).
     #[arg(long, default_value_t = 11)]
     seed: u64,
@@ -28,7 +29,7 @@ pub fn run(args: Args) -> Result<u8> {
     }
     let (mut cases, mut seconds, mut failed) = (0u64, 0f64, false);
     for target in &targets {
-        match harness::fuzz::run(target, args.cases, args.seed) {
+        match harness::fuzz::run(target, args.runs, args.seed) {
             Ok(r) => {
                 println!(
                     "{:<34} {:>8} cases  {:>8} accepted  {:>8} rejected  {:>8.1} s  {:>9.0} cases/s",

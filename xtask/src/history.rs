@@ -2,7 +2,7 @@
 //! headline selection run by every release, each from its own folder, compared release to
 //! release by the baseline rule (harness::history, docs/history.md).
 
-use crate::inputs::InputArgs;
+use crate::inputs::{reads, Reads as _};
 use anyhow::Result;
 use harness::history::{self, releases};
 use harness::inputs::InputKind;
@@ -10,6 +10,11 @@ use harness::score;
 use harness::task::{exit, TaskError};
 use std::io::Write as _;
 use std::path::PathBuf;
+
+reads! {
+    /// The releases (each run through its own binary: no --blis) and what their points need.
+    pub struct HistoryInputs { measurements, catalog, registry, scenarios, releases }
+}
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -23,8 +28,10 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     pub latency_model: Option<String>,
     /// Write the history as JSON here (`-`: stdout)
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
+    // `--json` was its name before the reports' one naming rule (docs/naming.md): a hidden
+    // alias for one release.
+    #[arg(long, value_name = "FILE", alias = "json")]
+    pub report_json: Option<PathBuf>,
     /// Write the HTML page (charts across releases, the per-sweep grid) here
     #[arg(long, value_name = "FILE")]
     pub report_html: Option<PathBuf>,
@@ -32,8 +39,8 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = crate::score::parse_resamples)]
     pub resamples: Option<usize>,
     #[command(flatten)]
-    pub inputs: InputArgs,
-    /// How the BLIS arm runs (docs/blis-arm.md); --blis and --report-json do not apply
+    pub inputs: HistoryInputs,
+    /// How the BLIS arm runs (docs/blis-arm.md)
     #[command(flatten)]
     pub blis: crate::blis::RunArgs,
 }
@@ -47,7 +54,7 @@ pub fn run(args: Args) -> Result<u8> {
 /// 1 when no release has a value, 2 when an input is missing.
 fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskError> {
     let needed_for = "the history across releases";
-    // `--release TAG=PATH` entries, else the folder (--releases or BLIS_RELEASES_DIR).
+    // `--release TAG=PATH` entries, else the folder (--releases or BLIS_RELEASES).
     let listing = if args.release.is_empty() {
         releases::from_dir(inputs.require_dir(InputKind::Releases, needed_for)?)
     } else {
@@ -100,7 +107,7 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
             return Err(TaskError::Failed(e.into()));
         }
     }
-    if let Some(file) = &args.json {
+    if let Some(file) = &args.report_json {
         let mut json = serde_json::to_string_pretty(&history::render::json(&h, &settings.plan))
             .map_err(|e| TaskError::Failed(e.into()))?;
         json.push('\n');

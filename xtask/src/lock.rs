@@ -1,8 +1,9 @@
 //! `cargo xtask lock verify | diff | update`: lockfiles/upstream.lock against the vendored
 //! trees, a live checkout, or a new source.
 
+use crate::inputs::Reads as _;
 use anyhow::Result;
-use harness::inputs::{InputKind, Inputs, Origin};
+use harness::inputs::{InputKind, Origin};
 use harness::lock::{self, vendor, verify};
 use harness::task::exit;
 use std::path::PathBuf;
@@ -17,11 +18,16 @@ pub enum Command {
     Update(UpdateArgs),
 }
 
+crate::inputs::reads! {
+    /// The locked inputs (`lock::file::SECTIONS`).
+    pub struct Locked { measurements, catalog, registry, scenarios }
+}
+
 #[derive(clap::Args)]
 pub struct VerifyArgs {
     /// What to check instead of the vendored trees (and, with the corpora, those too).
     #[command(flatten)]
-    data: crate::inputs::DataArgs,
+    data: Locked,
     /// The lock [default: lockfiles/upstream.lock]
     #[arg(long, value_name = "FILE", hide = true)]
     lockfile: Option<PathBuf>,
@@ -69,7 +75,7 @@ pub fn run(cmd: Command) -> Result<u8> {
 
 fn run_verify(args: VerifyArgs) -> Result<u8> {
     let lock = lock::load(&args.lockfile.unwrap_or_else(lock::default_lock_path))?;
-    let mut inputs = Inputs::from_process(&args.data.flags(None));
+    let mut inputs = args.data.resolve_unchecked();
     if let Some(testdata) = &args.testdata {
         for slot in [&mut inputs.catalog, &mut inputs.registry, &mut inputs.scenarios] {
             if let Some(input) = slot.as_mut().filter(|i| i.origin == Origin::Vendored) {

@@ -4,7 +4,7 @@
 //! The second rendering reads the points the first one ran from the run's store and re-runs
 //! only a deterministic sample outside the cache (`--determinism`; `harness::blis::rendering`).
 
-use crate::inputs::InputArgs;
+use crate::inputs::{reads, Reads as _};
 use anyhow::{Context as _, Result};
 use harness::blis::rendering::{self, Determinism, Rendering};
 use harness::gate::{self, evaluate::InProcess, report, tasks::Context, Renderer};
@@ -12,10 +12,16 @@ use harness::task::{exit, TaskError};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+reads! {
+    /// Every input a task of the gate's table needs (`harness::gate::tasks::TASKS`), and the
+    /// releases of the `blis-releases` figures.
+    pub struct GateInputs { measurements, catalog, registry, scenarios, blis, releases }
+}
+
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    inputs: InputArgs,
+    inputs: GateInputs,
     /// Compare the --blis candidate with this baseline `blis` (the release it replaces) on the
     /// same points; exit 1 when a figure the manifest's `baseline_rule` holds is worse
     /// (docs/baseline.md).
@@ -90,11 +96,22 @@ pub fn run(args: Args) -> Result<u8> {
         return Ok(exit::OK);
     }
     let manifest = harness::gate::load_manifest(&manifest_path)?;
-    // A baseline that cannot run is bad input, said before the gate's work, not after.
-    if let Some(path) = &args.baseline_blis {
-        if let Err(TaskError::Failed(e)) = harness::blis::baseline::validate_baseline(path) {
-            return Err(e);
+    // An id that selects nothing is a typo more often than not: said before any work.
+    for only in &args.only {
+        if !manifest.figures.iter().any(|f| gate::evaluate::selects(&manifest, only, &f.id)) {
+            eprintln!(
+                "error: --only {only} selects no figure of {}; the nearest ids: {}",
+                manifest_path.display(),
+                nearest_ids(&manifest, only).join(", ")
+            );
+            return Ok(exit::USAGE);
         }
+    }
+    // A baseline or a binary that cannot run is bad input, said before the gate's work (the
+    // gate would otherwise refuse the binary's figures as if no --blis had been given).
+    crate::score::check_baseline(args.baseline_blis.as_deref())?;
+    if cx.inputs.blis.is_some() {
+        harness::blis::binary::require(&cx.inputs, "the gate's BLIS figures").map_err(anyhow::Error::new)?;
     }
     // The run's store of BLIS point outcomes: the first rendering of each task writes it, the
     // second reads it; removed when the gate ends.
@@ -195,6 +212,34 @@ pub fn run(args: Args) -> Result<u8> {
     } else {
         exit::OK
     })
+}
+
+/// The three figure ids or groups (`a/`) nearest to `wanted` by edit distance.
+fn nearest_ids(manifest: &gate::Manifest, wanted: &str) -> Vec<String> {
+    let mut ids = std::collections::BTreeSet::new();
+    for f in &manifest.figures {
+        ids.insert(f.id.clone());
+        ids.extend(f.id.match_indices('/').map(|(i, _)| f.id[..=i].to_string()));
+    }
+    let mut ranked: Vec<(usize, String)> = ids.into_iter().map(|id| (edit_distance(wanted, &id), id)).collect();
+    ranked.sort();
+    ranked.into_iter().take(3).map(|(_, id)| id).collect()
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != *cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 /// Renders a task in a fresh process of this same binary, so two renderings share no state.

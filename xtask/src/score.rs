@@ -2,14 +2,19 @@
 //! scores the corpus arms (and BLIS with --blis PATH) and prints the report; the coverage
 //! gaps go to `--gaps FILE` only.
 
-use crate::inputs::InputArgs;
+use crate::inputs::{reads, Reads as _};
 use anyhow::Result;
 use harness::inputs::InputKind;
 use harness::score;
 use harness::task::{exit, TaskError};
 use oracles::tiers::ConfigTier;
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+reads! {
+    /// The corpora and trees the scorer reads, and the binary of the BLIS column.
+    pub struct ScoreInputs { measurements, catalog, registry, scenarios, blis }
+}
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -31,7 +36,7 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = parse_resamples)]
     pub resamples: Option<usize>,
     #[command(flatten)]
-    pub inputs: InputArgs,
+    pub inputs: ScoreInputs,
     /// Compare the --blis candidate with this baseline `blis` (the release it replaces) on the
     /// same points; exit 1 when a figure `baseline_rule` holds is worse (docs/baseline.md).
     /// Not with --shard: a shard's comparison would compare nothing.
@@ -40,6 +45,8 @@ pub struct Args {
     /// How the BLIS arm runs when --blis is given (docs/blis-arm.md).
     #[command(flatten)]
     pub blis: crate::blis::RunArgs,
+    #[command(flatten)]
+    pub records: crate::blis::PointRecords,
 }
 
 /// A path flag given empty is a usage error (exit 64), not a path.
@@ -61,7 +68,16 @@ fn parse_config_tier(text: &str) -> Result<ConfigTier, String> {
     ConfigTier::parse(text).ok_or_else(|| format!("expected measured or resolved, found {text:?}"))
 }
 
+/// A `--baseline-blis` that cannot run is bad input, said before any work (exit 1).
+pub fn check_baseline(path: Option<&Path>) -> Result<()> {
+    match path.map(harness::blis::baseline::validate_baseline) {
+        Some(Err(TaskError::Failed(e))) => Err(e),
+        _ => Ok(()),
+    }
+}
+
 pub fn run(args: Args) -> Result<u8> {
+    check_baseline(args.baseline_blis.as_deref())?;
     let inputs = args.inputs.resolve();
     crate::outcome::exit_code(run_inner(&args, &inputs))
 }
@@ -86,7 +102,7 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
         return against_baseline(args, inputs, baseline, &resolved);
     }
     let column = match inputs.get(InputKind::Blis) {
-        Some(_) => Some(crate::blis::score_arm(&args.blis, inputs, &resolved.sweeps)?),
+        Some(_) => Some(crate::blis::score_arm(&args.blis, &args.records, inputs, &resolved.sweeps)?),
         None => None,
     };
     let mut code = exit::OK;
@@ -185,7 +201,7 @@ fn against_baseline(
             eprintln!("HTML report written to {}", file.display());
         }
     }
-    if let Some(file) = &args.blis.report_json {
+    if let Some(file) = &args.records.report_json {
         let mut text = serde_json::to_string_pretty(&serde_json::json!({ "baseline_comparison": cmp.json() }))
             .map_err(|e| TaskError::Failed(e.into()))?;
         text.push('\n');

@@ -1,7 +1,7 @@
 //! `cargo xtask reproduce --blis <a tagged release>` on the team's corpora and vendored trees:
 //! the release's `blis-release/<tag>/...` figures (lockfiles/blis-releases.lock knows its
 //! build) are gated as numbers, and a tampered committed value is a named MISMATCH. Needs
-//! BLIS_RELEASES_DIR (the unpacked releases) besides the team's inputs: without them the
+//! BLIS_RELEASES (the unpacked releases) besides the team's inputs: without them the
 //! trial is ignored with the reason; under CI=true, where `.ci/run` supplies them, it fails.
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
@@ -23,10 +23,11 @@ fn main() {
 
 /// Runs `test` with the team's corpora and the release's `blis`, or says why it cannot.
 fn with_release(test: fn(&Path, &Path) -> Result<(), Failed>) -> Result<Completion, Failed> {
-    let releases = std::env::var_os("BLIS_RELEASES_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
+    let var = harness::inputs::InputKind::Releases.env_var();
+    let releases = std::env::var_os(var).filter(|v| !v.is_empty()).map(PathBuf::from);
     let inputs = support::team_inputs().and_then(|corpora| match releases {
         Some(dir) => Ok((corpora, dir.join(RELEASE).join("blis"))),
-        None => Err("needs BLIS_RELEASES_DIR (the unpacked releases, one folder per tag)".into()),
+        None => Err(format!("needs {var} (the unpacked releases, one folder per tag)")),
     });
     support::requires(inputs, |(corpora, blis)| test(&corpora, &blis))
 }

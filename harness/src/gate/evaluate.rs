@@ -113,7 +113,7 @@ pub fn evaluate_with_blis_points(
     let selected: Vec<&Figure> = manifest
         .figures
         .iter()
-        .filter(|f| options.only.is_empty() || options.only.iter().any(|o| selects(o, &f.id)))
+        .filter(|f| options.only.is_empty() || options.only.iter().any(|o| selects(manifest, o, &f.id)))
         .collect();
 
     // Which tasks must run: those of selected figures whose inputs are all there, plus the
@@ -151,8 +151,13 @@ pub fn evaluate_with_blis_points(
     (results, points)
 }
 
-fn selects(only: &str, id: &str) -> bool {
-    id == only || (only.ends_with('/') && id.starts_with(only))
+/// Whether `--only <only>` selects the figure `id`: the figure of that id, or a group, every
+/// figure below `only/`; the trailing `/` may be left out where no figure has exactly that id.
+pub fn selects(manifest: &Manifest, only: &str, id: &str) -> bool {
+    id == only
+        || id.strip_prefix(only).is_some_and(|below| {
+            only.ends_with('/') || (below.starts_with('/') && !manifest.figures.iter().any(|f| f.id == only))
+        })
 }
 
 fn trees_present(inputs: &Inputs) -> bool {

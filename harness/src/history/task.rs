@@ -98,7 +98,7 @@ pub fn task_releases(inputs: &crate::inputs::Inputs, figures: &ReleaseFigures) -
         out.text(format!("{key}.refused"), why);
     }
     out.refusal_line(
-        "the locked build of each release (--releases DIR / BLIS_RELEASES_DIR with one folder per tag, or --blis PATH for one)",
+        "the locked build of each release (--releases DIR / BLIS_RELEASES with one folder per tag, or --blis PATH for one)",
         &match given.as_slice() {
             [] => "no release given".to_string(),
             tags => format!("given: {}", tags.join(", ")),

@@ -5,20 +5,19 @@
 //! at f90a1e3a can model. One round (each point takes seconds). Every run's table must be
 //! identical, or the bench fails. Results are recorded in docs/blis-arm.md.
 
-use crate::inputs::InputArgs;
+use crate::inputs::{reads, Reads as _};
 use anyhow::{Context, Result};
 use harness::blis::{self, double, EngineSettings, PointSpec, RunOptions};
 use harness::inputs::InputKind;
 use harness::task::exit;
 
-#[derive(clap::Args)]
-pub struct Args {
-    #[command(flatten)]
-    inputs: InputArgs,
+reads! {
+    /// The binary, and the scenarios and trees its points read.
+    pub struct Args { blis, catalog, registry, scenarios }
 }
 
 pub fn run(args: Args) -> Result<u8> {
-    let inputs = args.inputs.resolve();
+    let inputs = args.resolve();
     let needed_for = "the real-binary bench";
     let binary = blis::binary::require(&inputs, needed_for)?;
     let scenarios = inputs.require_dir(InputKind::Scenarios, needed_for)?;

@@ -21,8 +21,9 @@ use std::time::Instant;
 #[derive(clap::Args)]
 pub struct Args {
     /// Timed repetitions per side (after one untimed warm-up pass); the median is reported.
-    #[arg(long, default_value_t = 51)]
-    repeats: usize,
+    // `--repeats`: its name before the one name for repetition counts (docs/naming.md).
+    #[arg(long, default_value_t = 51, alias = "repeats")]
+    runs: usize,
 }
 
 /// What `cargo xtask fixtures check` does without a corpus, minus printing: every seed's file
@@ -56,17 +57,17 @@ fn time_repeats(repeats: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64
 }
 
 pub fn run(args: Args) -> Result<u8> {
-    ensure!(args.repeats >= 1, "--repeats must be at least 1");
+    ensure!(args.runs >= 1, "--runs must be at least 1");
     let dir = fixtures::default_dir();
     let points_path = dir.join(points::FILE_NAME);
     let pts = points::load(&points_path)?.points();
     let requests: usize = pts.iter().map(|p| Params::inferencex(0).num_prompts(p)).sum();
 
-    let check_s = time_repeats(args.repeats, || {
+    let check_s = time_repeats(args.runs, || {
         std::hint::black_box(check_all(&dir)?);
         Ok(())
     })?;
-    let draw_s = time_repeats(args.repeats, || {
+    let draw_s = time_repeats(args.runs, || {
         for seed in fixtures::SEEDS {
             std::hint::black_box(check::generate(Params::inferencex(seed), &pts)?);
         }
@@ -76,7 +77,7 @@ pub fn run(args: Args) -> Result<u8> {
     let script = harness::paths::testdata().join("numpy").join("workloads.py");
     let out = Command::new("python3")
         .arg(&script)
-        .args(["bench", &points_path.to_string_lossy(), &args.repeats.to_string()])
+        .args(["bench", &points_path.to_string_lossy(), &args.runs.to_string()])
         .output()
         .context("starting python3 (needs numpy: pip install -r testdata/numpy/requirements.txt)")?;
     if !out.status.success() {
@@ -91,7 +92,7 @@ pub fn run(args: Args) -> Result<u8> {
          in-process (start-up excluded on both sides):",
         pts.len(),
         requests,
-        args.repeats
+        args.runs
     );
     println!("  rust `fixtures check` (read + regenerate + compare): {:9.3} ms", check_s * 1e3);
     println!("  rust draw alone (check::generate):                  {:9.3} ms", draw_s * 1e3);

@@ -4,7 +4,7 @@
 //! lines has an interval) and rendered at 10,000 resamples and at 1; the difference is the
 //! intervals' cost. Each repetition starts with no resample table drawn, as a fresh process does.
 
-use crate::inputs::InputArgs;
+use crate::inputs::Reads as _;
 use anyhow::Result;
 use harness::score::{self, intervals, ArmPoint};
 use harness::task::exit;
@@ -13,15 +13,16 @@ use std::time::{Duration, Instant};
 #[derive(clap::Args)]
 pub struct Args {
     /// Repetitions; the report gives the fastest and the median.
-    #[arg(long, default_value_t = 10)]
-    pub iterations: usize,
+    // `--iterations`: its name before the one name for repetition counts (docs/naming.md).
+    #[arg(long, alias = "iterations", default_value_t = 10)]
+    pub runs: usize,
     #[command(flatten)]
-    pub inputs: InputArgs,
+    pub inputs: super::ScorerInputs,
 }
 
 pub fn run(args: Args) -> Result<u8> {
     let inputs = args.inputs.resolve();
-    let n = args.iterations.max(1);
+    let n = args.runs.max(1);
     let (corpora, scenarios) = match score::load_inputs(&inputs) {
         Ok(x) => x,
         Err(e) => return crate::outcome::exit_code(Err(e)),

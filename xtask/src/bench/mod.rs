@@ -10,6 +10,11 @@ mod score;
 
 use anyhow::Result;
 
+crate::inputs::reads! {
+    /// What the corpus scorer reads (`harness::score::load_inputs`).
+    pub struct ScorerInputs { measurements, scenarios }
+}
+
 #[derive(clap::Subcommand)]
 pub enum Command {
     /// `fixtures check` in Rust vs numpy drawing the same vectors.

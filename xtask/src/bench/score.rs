@@ -1,7 +1,7 @@
 //! `cargo xtask bench score`: scoring the whole corpus, timed. Reading the corpora and the
 //! scenario tree is timed apart from scoring and rendering, since the gate pays both.
 
-use crate::inputs::InputArgs;
+use crate::inputs::Reads as _;
 use anyhow::Result;
 use harness::score;
 use harness::task::exit;
@@ -10,15 +10,16 @@ use std::time::{Duration, Instant};
 #[derive(clap::Args)]
 pub struct Args {
     /// Repetitions; the report gives the fastest and the median.
-    #[arg(long, default_value_t = 20)]
-    pub iterations: usize,
+    // `--iterations`: its name before the one name for repetition counts (docs/naming.md).
+    #[arg(long, alias = "iterations", default_value_t = 20)]
+    pub runs: usize,
     #[command(flatten)]
-    pub inputs: InputArgs,
+    pub inputs: super::ScorerInputs,
 }
 
 pub fn run(args: Args) -> Result<u8> {
     let inputs = args.inputs.resolve();
-    let n = args.iterations.max(1);
+    let n = args.runs.max(1);
     let (mut load, mut scoring, mut total) = (Vec::new(), Vec::new(), Vec::new());
     let mut sweeps = 0;
     for _ in 0..n {

@@ -5,19 +5,23 @@
 //! Exit: 0 the gate passed; 1 a gate condition failed or an input is malformed;
 //! 2 no corpus was supplied (harness::task::exit::REFUSED).
 
+use crate::inputs::Reads as _;
 use anyhow::Result;
 use harness::oracle_report;
 use harness::task::{exit, TaskError, TaskOutput, Value};
 use std::path::PathBuf;
 
+crate::inputs::reads! {
+    /// The corpora: audits aisimulate_summary.json and aisimulate_e2e.json.
+    pub struct Corpora { measurements }
+}
+
 #[derive(clap::Args)]
 pub struct Args {
-    /// Folder of the measurement corpora: audits aisimulate_summary.json and aisimulate_e2e.json
-    /// [env: BLIS_MEASUREMENTS]
-    #[arg(long, value_name = "DIR", conflicts_with = "summary")]
-    measurements: Option<PathBuf>,
+    #[command(flatten)]
+    corpora: Corpora,
     /// Audit this aisimulate_summary.json only (no e2e audit)
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "measurements")]
     summary: Option<PathBuf>,
 }
 
@@ -25,11 +29,7 @@ pub fn run(args: Args) -> Result<u8> {
     let (summary, e2e) = match &args.summary {
         Some(file) => (oracle_report::error_definition_of_file(file), None),
         None => {
-            let inputs = crate::inputs::InputArgs {
-                data: crate::inputs::DataArgs { measurements: args.measurements.clone(), ..Default::default() },
-                ..Default::default()
-            }
-            .resolve();
+            let inputs = args.corpora.resolve();
             let summary = oracle_report::task_error_definition(&inputs);
             // Without the folder there is nothing more to say than the one refusal line.
             if let Err(TaskError::Refused(refusal)) = &summary {

@@ -346,7 +346,7 @@ fn ctrl_c_during_fuzz_leaves_no_folder_in_dev_shm() {
     let shm = Path::new("/dev/shm");
     let before = entries_with(shm, "blis-fuzz-");
     let child = xtask_std(dir.path())
-        .args(["fuzz", "--only", "corpus/aisimulate-summary", "--cases", "100000000"])
+        .args(["fuzz", "--only", "corpus/aisimulate-summary", "--runs", "100000000"])
         .env("TMPDIR", dir.path())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())

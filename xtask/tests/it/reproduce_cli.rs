@@ -143,23 +143,30 @@ fn one_edited_published_digit_exits_one_naming_the_figure() {
         .stdout(predicate::str::contains(" 1 mismatched,"));
 }
 
+/// A group by its prefix, with or without the trailing `/` (no figure's id is `fixtures`).
 #[test]
 fn only_selects_a_group_of_figures() {
-    Reproduce::fresh()
-        .args(["--only", "fixtures/"])
-        .assert()
-        .code(0)
-        .stdout(predicate::str::contains("8 reproduced, 0 mismatched, 0 refused"))
-        .stdout(predicate::str::contains("headline/").not());
+    for group in ["fixtures/", "fixtures"] {
+        Reproduce::fresh()
+            .args(["--only", group])
+            .assert()
+            .code(0)
+            .stdout(predicate::str::contains("8 reproduced, 0 mismatched, 0 refused"))
+            .stdout(predicate::str::contains("headline/").not());
+    }
 }
 
 #[test]
-fn an_only_that_selects_nothing_is_an_error() {
+fn an_only_that_selects_nothing_is_a_usage_error_naming_the_nearest_ids() {
     Reproduce::fresh()
         .args(["--only", "no-such-figure"])
         .assert()
-        .code(1)
+        .code(64)
         .stderr(predicate::str::contains("selects no figure"));
+    // One typo among good ids is not quietly dropped.
+    Reproduce::fresh().args(["--only", "fixtures/", "--only", "fixturs"]).assert().code(64).stderr(
+        predicate::str::contains("--only fixturs selects no figure").and(predicate::str::contains("fixtures/")),
+    );
 }
 
 #[test]

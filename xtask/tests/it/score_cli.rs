@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::support::xtask_without_corpora as xtask;
 
 /// A one-sweep corpus and scenario tree (synthetic: no third-party data).
-fn tiny_inputs(root: &Path) {
+pub(crate) fn tiny_inputs(root: &Path) {
     let m = root.join("measurements");
     std::fs::create_dir_all(&m).unwrap();
     let point = |c: u32, r: f64| {

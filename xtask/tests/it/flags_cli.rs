@@ -1,0 +1,161 @@
+//! Every command takes exactly the input flags it reads. Walking the command tree as `--help`
+//! shows it: an input flag a command does not list is a usage error (exit 64), never accepted
+//! and ignored; one it lists is read: pointed at a path that does not exist, the command stops
+//! before any work and names the path (exit 1, bad input; or 2 where the command's documented
+//! contract refuses it: a `blis` binary that cannot run, `lock diff`'s missing DIR).
+
+use std::path::Path;
+
+use crate::support::xtask;
+
+/// Every flag that names an input (a folder, the binary, the baseline binary).
+const INPUT_FLAGS: [&str; 7] =
+    ["--measurements", "--catalog", "--registry", "--scenarios", "--blis", "--releases", "--baseline-blis"];
+
+/// What a command needs besides the flag under test to get as far as reading its inputs.
+fn required_args(command: &[String]) -> &'static [&'static str] {
+    match command.join(" ").as_str() {
+        "blis run" => &["--points", "points.json"],
+        _ => &[],
+    }
+}
+
+fn help(command: &[String]) -> String {
+    let out = xtask(Path::new("/")).args(command).arg("--help").output().unwrap();
+    assert!(out.status.success(), "{command:?} --help: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The entries of a help section (`Commands:`, `Options:`), each trimmed: lines indented by at
+/// most `indent` spaces (deeper lines continue a description).
+fn section<'a>(help: &'a str, title: &'a str, indent: usize) -> impl Iterator<Item = &'a str> {
+    help.lines()
+        .skip_while(move |l| *l != title)
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .filter(move |l| l.len() - l.trim_start().len() <= indent)
+        .map(str::trim_start)
+}
+
+/// Every leaf command (`["reproduce"]`, `["blis", "run"]`, ...).
+fn leaves(prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
+    let text = help(&prefix);
+    let subs: Vec<String> = section(&text, "Commands:", 2)
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(String::from)
+        .collect();
+    if subs.is_empty() {
+        out.push(prefix);
+        return;
+    }
+    for sub in subs {
+        let mut command = prefix.clone();
+        command.push(sub);
+        leaves(command, out);
+    }
+}
+
+/// The long flags a command's `--help` lists.
+fn listed_flags(command: &[String]) -> Vec<String> {
+    let text = help(command);
+    // `  -v, --verbose` or `      --blis <PATH>`.
+    section(&text, "Options:", 6)
+        .filter_map(|l| l.split_whitespace().find(|w| w.starts_with("--")))
+        .map(|w| w.trim_end_matches(',').to_string())
+        .collect()
+}
+
+fn all_commands() -> Vec<(Vec<String>, Vec<String>)> {
+    let mut commands = Vec::new();
+    leaves(Vec::new(), &mut commands);
+    assert!(commands.len() > 20, "the walk found only {commands:?}");
+    commands
+        .into_iter()
+        .map(|c| {
+            let flags = listed_flags(&c);
+            (c, flags)
+        })
+        .collect()
+}
+
+#[test]
+fn an_input_flag_a_command_does_not_read_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut tried = 0;
+    for (command, listed) in all_commands() {
+        for flag in INPUT_FLAGS.iter().filter(|f| !listed.iter().any(|l| l == *f)) {
+            let out = xtask(dir.path()).args(&command).args([*flag, "/nonexistent/input"]).output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(64), "{command:?} {flag}: {stderr}");
+            assert!(stderr.contains(&format!("unexpected argument '{flag}'")), "{command:?} {flag}: {stderr}");
+            tried += 1;
+        }
+    }
+    // fixtures check alone leaves six of the seven out; the walk must have tried many.
+    assert!(tried > 100, "only {tried} flags tried");
+}
+
+#[test]
+fn every_input_flag_a_command_lists_is_read_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::score_cli::tiny_inputs(dir.path());
+    std::fs::write(dir.path().join("points.json"), "[]").unwrap();
+    let missing = dir.path().join("no-such-input");
+    let mut tried = 0;
+    for (command, listed) in all_commands() {
+        for flag in INPUT_FLAGS.iter().filter(|f| listed.iter().any(|l| l == *f)) {
+            // Every other input usable, so nothing but the flag under test can stop the command.
+            let mut cmd = xtask(dir.path());
+            for (var, sub) in [
+                ("BLIS_MEASUREMENTS", "measurements"),
+                ("BLIS_SCENARIOS", "scenarios"),
+                ("BLIS_CATALOG", "catalog"),
+                ("BLIS_REGISTRY", "registry"),
+            ] {
+                cmd.env(var, dir.path().join(sub));
+            }
+            let out = cmd.args(&command).args(required_args(&command)).arg(flag).arg(&missing).output().unwrap();
+            let said = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+            assert!(matches!(out.status.code(), Some(1 | 2)), "{command:?} {flag}: {:?}\n{said}", out.status);
+            assert!(said.contains(&missing.display().to_string()), "{command:?} {flag} did not name the path:\n{said}");
+            tried += 1;
+        }
+    }
+    assert!(tried > 40, "only {tried} flags tried");
+}
+
+/// The gate's inputs are what its tasks need (the task table's `needs`), and the releases.
+#[test]
+fn reproduce_takes_the_inputs_its_tasks_need() {
+    let mut needed: Vec<&str> = harness::gate::tasks::TASKS.iter().flat_map(|t| t.needs).map(|k| k.flag()).collect();
+    needed.push(harness::inputs::InputKind::Releases.flag());
+    needed.push("--baseline-blis");
+    needed.sort();
+    needed.dedup();
+    let mut listed: Vec<String> =
+        listed_flags(&["reproduce".to_string()]).into_iter().filter(|f| INPUT_FLAGS.contains(&f.as_str())).collect();
+    listed.sort();
+    assert_eq!(listed, needed);
+}
+
+/// A variable set for an input a command does not read is neither checked nor used by it; the
+/// one it reads still is.
+#[test]
+fn a_command_ignores_the_variables_of_inputs_it_does_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let unread = ["BLIS_CATALOG", "BLIS_REGISTRY", "BLIS_SCENARIOS", "BLIS_BIN", "BLIS_RELEASES"];
+    let fixtures_check = || {
+        let mut cmd = xtask(dir.path());
+        cmd.args(["fixtures", "check"]);
+        for var in unread {
+            cmd.env(var, "/nonexistent/unread");
+        }
+        cmd
+    };
+    fixtures_check().env("BLIS_MEASUREMENTS", "").assert().code(0);
+    let out = fixtures_check().env("BLIS_MEASUREMENTS", "/nonexistent/read").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("BLIS_MEASUREMENTS=/nonexistent/read") && !stderr.contains("unread"), "{stderr}");
+}
