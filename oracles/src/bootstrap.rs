@@ -27,6 +27,10 @@ pub const DEFAULT_RESAMPLES: usize = 10_000;
 /// The largest resample count accepted: beyond it the index table alone passes a gigabyte
 /// for the headline's 113 sweeps, and the interval's digits stop moving long before.
 pub const MAX_RESAMPLES: usize = 1_000_000;
+/// Fewer resamples than this leave less than one resample in each 2.5% tail: the percentiles
+/// are then the extremes of a handful of draws, and an interval can exclude its own estimate
+/// (one resample gave `8.73 [10.72, 10.72]`).
+pub const MIN_RESAMPLES: usize = 40;
 /// The interval's two percentiles (a central 95% interval).
 pub const LOW_PERCENTILE: f64 = 2.5;
 pub const HIGH_PERCENTILE: f64 = 97.5;
@@ -71,7 +75,7 @@ pub enum NotDefined {
     NonFinite { sweep: usize },
     /// The two arms of a paired interval do not cover the same sweeps.
     Unpaired { a: usize, b: usize },
-    /// A resample count of 0 or above [`MAX_RESAMPLES`].
+    /// A resample count below [`MIN_RESAMPLES`] or above [`MAX_RESAMPLES`].
     Resamples { resamples: usize },
 }
 
@@ -84,7 +88,10 @@ impl fmt::Display for NotDefined {
             NotDefined::NonFinite { sweep } => write!(f, "refused: sweep {sweep} has a non-finite error"),
             NotDefined::Unpaired { a, b } => write!(f, "not defined: {a} sweeps against {b}, a pair needs the same"),
             NotDefined::Resamples { resamples } => {
-                write!(f, "{resamples} resamples: expected 1 to {MAX_RESAMPLES}")
+                write!(
+                    f,
+                    "{resamples} resamples: expected {MIN_RESAMPLES} to {MAX_RESAMPLES} (fewer leave less than one resample in each 2.5% tail of a 95% interval)"
+                )
             }
         }
     }
@@ -92,9 +99,9 @@ impl fmt::Display for NotDefined {
 
 impl std::error::Error for NotDefined {}
 
-/// A resample count is usable: 1 to [`MAX_RESAMPLES`].
+/// A resample count is usable: [`MIN_RESAMPLES`] to [`MAX_RESAMPLES`].
 pub fn check_resamples(resamples: usize) -> Result<(), NotDefined> {
-    if resamples == 0 || resamples > MAX_RESAMPLES {
+    if !(MIN_RESAMPLES..=MAX_RESAMPLES).contains(&resamples) {
         return Err(NotDefined::Resamples { resamples });
     }
     Ok(())
@@ -246,9 +253,9 @@ mod tests {
 
     #[test]
     fn the_table_is_numpys_randint_in_row_order() {
-        let t = Resamples::draw(5, 3, 7).unwrap();
-        let flat = RandomState::seed(7).randint(0, 5, 15).unwrap();
-        let rows: Vec<i64> = (0..3).flat_map(|r| t.row(r).iter().map(|&i| i64::from(i))).collect();
+        let t = Resamples::draw(5, MIN_RESAMPLES, 7).unwrap();
+        let flat = RandomState::seed(7).randint(0, 5, 5 * MIN_RESAMPLES).unwrap();
+        let rows: Vec<i64> = (0..MIN_RESAMPLES).flat_map(|r| t.row(r).iter().map(|&i| i64::from(i))).collect();
         assert_eq!(rows, flat);
     }
 
@@ -342,16 +349,20 @@ mod tests {
         let i = paired_interval(&b, &a, 1000, SEED).unwrap();
         assert!((i.low - 1.0).abs() < 1e-12 && (i.high - 1.0).abs() < 1e-12, "{i:?}");
         assert!(i.excludes_zero());
-        assert_eq!(paired_interval(&a, &a[..2], 10, SEED).unwrap_err(), NotDefined::Unpaired { a: 3, b: 2 });
+        assert_eq!(paired_interval(&a, &a[..2], 100, SEED).unwrap_err(), NotDefined::Unpaired { a: 3, b: 2 });
     }
 
     #[test]
     fn bad_inputs_are_refused() {
-        let e = interval(&totals(&[(1.0, 1), (f64::NAN, 2), (1.0, 1)]), 10, SEED).unwrap_err();
+        let e = interval(&totals(&[(1.0, 1), (f64::NAN, 2), (1.0, 1)]), 100, SEED).unwrap_err();
         assert_eq!(e, NotDefined::NonFinite { sweep: 1 });
         assert_eq!(SweepTotal::of(&[1.0, f64::INFINITY]), Err(1));
         let t = totals(&[(1.0, 1), (2.0, 1)]);
         assert_eq!(interval(&t, 0, SEED).unwrap_err(), NotDefined::Resamples { resamples: 0 });
+        // Too few for a 95% interval: one resample put the interval beside its estimate.
+        assert_eq!(interval(&t, 1, SEED).unwrap_err(), NotDefined::Resamples { resamples: 1 });
+        assert_eq!(interval(&t, MIN_RESAMPLES - 1, SEED).unwrap_err(), NotDefined::Resamples { resamples: 39 });
+        assert!(interval(&t, MIN_RESAMPLES, SEED).is_ok());
         assert_eq!(
             interval(&t, MAX_RESAMPLES + 1, SEED).unwrap_err(),
             NotDefined::Resamples { resamples: MAX_RESAMPLES + 1 }

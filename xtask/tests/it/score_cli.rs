@@ -635,10 +635,11 @@ fn report_files_named_dash_go_to_stdout() {
 }
 
 #[test]
-fn a_resample_count_of_zero_or_absurdly_many_is_a_usage_error() {
+fn a_resample_count_too_small_for_a_95_interval_or_absurdly_many_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     tiny_inputs(dir.path());
-    for n in ["0", "1000001", "many"] {
+    // One resample printed `8.73 [10.72, 10.72]`: an interval beside its own estimate.
+    for n in ["0", "1", "39", "1000001", "many"] {
         xtask(dir.path())
             .args(["score", "--measurements", "measurements", "--scenarios", "scenarios", "--resamples", n])
             .assert()
