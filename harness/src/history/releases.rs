@@ -37,7 +37,15 @@ impl Version {
             None => Vec::new(),
             Some(p) => {
                 let ids: Vec<String> = p.split('.').map(str::to_string).collect();
-                let valid = |id: &String| !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+                // A numeric identifier has no leading zero (semver 2.0.0, item 9): `rc.01` and
+                // `rc.1` would otherwise be two spellings that order as one version.
+                let numeric_with_zero =
+                    |id: &String| id.len() > 1 && id.starts_with('0') && id.chars().all(|c| c.is_ascii_digit());
+                let valid = |id: &String| {
+                    !id.is_empty()
+                        && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+                        && !numeric_with_zero(id)
+                };
                 if !ids.iter().all(valid) {
                     return None;
                 }
@@ -261,10 +269,16 @@ mod tests {
             ["v0.6.14", "v0.7.2", "v0.7.9", "v0.7.10", "v0.7.13", "v1.0.0-rc.2", "v1.0.0-rc.10", "v1.0.0"]
         );
         assert_eq!(Version::parse("0.7.2"), Version::parse("v0.7.2"));
-        for bad in ["iter27", "v0.7", "v0.7.x", "v01.2.3", "v0.7.2-", "v0.7.2-a..b", "", "v"] {
+        for bad in
+            ["iter27", "v0.7", "v0.7.x", "v01.2.3", "v0.7.2-", "v0.7.2-a..b", "", "v", "v2.0.0-rc.01", "v1.0.0-00"]
+        {
             assert_eq!(Version::parse(bad), None, "{bad}");
         }
         assert_eq!(Version::parse("v1.2.3-rc.1").unwrap().to_string(), "v1.2.3-rc.1");
+        // Equal exactly when they order as equal: no two spellings of one version.
+        let (a, b) = (Version::parse("v2.0.0-rc.1").unwrap(), Version::parse("v2.0.0-rc.1a0").unwrap());
+        assert_eq!(a == b, a.cmp(&b) == std::cmp::Ordering::Equal);
+        assert!(Version::parse("v2.0.0-0a").is_some() && Version::parse("v2.0.0-0").is_some());
     }
 
     fn folder_with(entries: &[(&str, Option<u32>)]) -> tempfile::TempDir {
