@@ -158,7 +158,9 @@ pub enum LengthForm {
     Vectors,
     /// The reproduction manual's protocol: the InferenceX main phase, the `10N` vectors alone,
     /// replayed (`blis replay`), every completion counted (InferenceX runs its warm-up as a
-    /// separate phase and excludes it from the metrics).
+    /// separate phase and excludes it from the metrics). A points file may spell it as `--form`
+    /// and every report do, `manual-replay`.
+    #[serde(alias = "manual-replay")]
     ManualReplay,
 }
 
@@ -291,6 +293,15 @@ mod tests {
             output_lens: (1..=20).collect(),
             form,
         }
+    }
+
+    #[test]
+    fn a_points_file_may_spell_a_form_as_the_flag_and_the_reports_do() {
+        for form in LengthForm::ALL {
+            let read: LengthForm = serde_json::from_str(&format!("{:?}", form.name())).unwrap();
+            assert_eq!(read, form);
+        }
+        assert_eq!(serde_json::from_str::<LengthForm>("\"manual_replay\"").unwrap(), LengthForm::ManualReplay);
     }
 
     #[test]
