@@ -1,5 +1,7 @@
 //! `cargo xtask blis ...`: run points from a file, the determinism figure, the double's path.
-//! `RunArgs` is the flag set any task that runs the BLIS arm flattens (`cargo xtask score`).
+//! `RunArgs` is the flag set any task that runs the BLIS arm over one binary flattens (`cargo
+//! xtask score`); `PoolArgs`, its part without sharding or a working directory, is what
+//! `cargo xtask history` takes (every release runs whole, from its own folder).
 
 use crate::inputs::{reads, Reads as _};
 use anyhow::{Context, Result};
@@ -11,6 +13,20 @@ use std::time::Duration;
 
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct RunArgs {
+    #[command(flatten)]
+    pub pool: PoolArgs,
+    /// Run only the points whose content key falls in shard I of N (1-based); its points are
+    /// for `cache merge`, so not with --no-cache
+    #[arg(long, value_name = "I/N", value_parser = parse_shard, conflicts_with = "no_cache")]
+    pub shard: Option<Shard>,
+    /// Working directory of `blis run` (the blis checkout, for defaults.yaml) [default: the binary's directory]
+    #[arg(long, value_name = "DIR")]
+    pub blis_root: Option<PathBuf>,
+}
+
+/// How points run, whatever binary and folder they run in.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct PoolArgs {
     /// Points run in parallel, at least 1 [default: the number of cores]
     #[arg(long, value_name = "N", value_parser = parse_positive)]
     pub jobs: Option<usize>,
@@ -26,16 +42,9 @@ pub struct RunArgs {
     /// The point cache [default: target-cache/blis]
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// Run only the points whose content key falls in shard I of N (1-based); its points are
-    /// for `cache merge`, so not with --no-cache
-    #[arg(long, value_name = "I/N", value_parser = parse_shard, conflicts_with = "no_cache")]
-    pub shard: Option<Shard>,
     /// Per-point progress lines on stderr [default: auto = lines on a terminal, else failures only]
     #[arg(long, value_enum, default_value_t = Progress::Auto)]
     pub progress: Progress,
-    /// Working directory of `blis run` (the blis checkout, for defaults.yaml) [default: the binary's directory]
-    #[arg(long, value_name = "DIR")]
-    pub blis_root: Option<PathBuf>,
     /// How each point's lengths reach the simulator: uniform (upstream's earlier harness, the
     /// default: every binary reads it), vectors (the numpy vectors replayed with 2N warm-up
     /// copies), manual-replay (the manual's InferenceX main phase, 10N vectors replayed)
@@ -113,13 +122,22 @@ impl RunArgs {
         Ok(self.options_for(binary, catalog, registry))
     }
 
-    /// The run options these flags give for `binary` (`cargo xtask history`: a template each
-    /// release takes with its own binary).
+    /// The run options these flags give for `binary`.
     pub fn options_for(&self, binary: PathBuf, catalog: PathBuf, registry: PathBuf) -> RunOptions {
-        let mut opts = RunOptions::new(binary, catalog, registry);
+        let mut opts = self.pool.options_for(binary, catalog, registry);
         if let Some(root) = &self.blis_root {
             opts.blis_root = std::path::absolute(root).unwrap_or_else(|_| root.clone());
         }
+        opts.shard = self.shard;
+        opts
+    }
+}
+
+impl PoolArgs {
+    /// The run options these flags give for `binary`, run from its own folder (`cargo xtask
+    /// history`: a template each release takes with its own binary).
+    pub fn options_for(&self, binary: PathBuf, catalog: PathBuf, registry: PathBuf) -> RunOptions {
+        let mut opts = RunOptions::new(binary, catalog, registry);
         if let Some(jobs) = self.jobs {
             opts.workers = jobs;
         }
@@ -130,7 +148,6 @@ impl RunArgs {
             (false, true) => CacheMode::ReadOnly(dir),
             (false, false) => CacheMode::ReadWrite(dir),
         };
-        opts.shard = self.shard;
         opts.form = self.form;
         opts.progress = match self.progress {
             Progress::Auto => ProgressMode::Auto,

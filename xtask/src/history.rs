@@ -40,9 +40,10 @@ pub struct Args {
     pub resamples: Option<usize>,
     #[command(flatten)]
     pub inputs: HistoryInputs,
-    /// How the BLIS arm runs (docs/blis-arm.md)
+    /// How the BLIS arm runs (docs/blis-arm.md): no --shard (a history compares whole
+    /// columns) and no --blis-root (each release runs from its own folder)
     #[command(flatten)]
-    pub blis: crate::blis::RunArgs,
+    pub blis: crate::blis::PoolArgs,
 }
 
 pub fn run(args: Args) -> Result<u8> {

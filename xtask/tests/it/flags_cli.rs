@@ -159,3 +159,19 @@ fn a_command_ignores_the_variables_of_inputs_it_does_not_read() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("BLIS_MEASUREMENTS=/nonexistent/read") && !stderr.contains("unread"), "{stderr}");
 }
+
+/// `history` compares whole columns, each release from its own folder: a shard of it would
+/// call a step "no change" on half the points, and a working directory would be ignored.
+#[test]
+fn history_takes_neither_a_shard_nor_a_working_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    for flags in [["--shard", "1/2"], ["--blis-root", "/tmp"]] {
+        let out = xtask(dir.path()).arg("history").args(flags).output().unwrap();
+        assert_eq!(out.status.code(), Some(64), "history {flags:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    // The flags of the pool stay.
+    let help = help(&["history".to_string()]);
+    for flag in ["--jobs", "--timeout", "--no-cache", "--cache-dir", "--form"] {
+        assert!(help.contains(flag), "history --help lists no {flag}");
+    }
+}
