@@ -2,7 +2,7 @@
 //! twice by the `Renderer` (in separate processes, for the CLI) and must come out byte-identical,
 //! then every figure is compared with its published value.
 
-use super::manifest::{Expect, Figure, Manifest};
+use super::manifest::{Expect, ExpectedSource, Figure, Manifest};
 use super::tasks::{self, Context};
 use crate::inputs::{InputKind, Inputs, Refusal};
 use crate::task::{TaskError, TaskOutput, Value, REFUSED_BY, REFUSED_WHAT};
@@ -61,14 +61,20 @@ pub enum Status {
 pub struct Need {
     pub what: String,
     pub supplied_by: String,
+    /// No input of this tool can supply it (an external input of the manifest).
+    pub permanent: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct FigureResult {
     pub detail: String,
     pub document: String,
+    /// Whether `published` was published upstream or computed here.
+    pub expected_source: ExpectedSource,
     pub id: String,
     pub ours: Option<String>,
+    /// A refusal no input of this tool can lift (`--require-all` does not count it).
+    pub permanent: bool,
     pub published: String,
     pub section: String,
     pub status: Status,
@@ -245,12 +251,13 @@ fn missing_input(manifest: &Manifest, f: &Figure, inputs: &Inputs) -> Option<(St
                     Some(i) => format!("{} not found", i.source_label()),
                     None => "not supplied".to_string(),
                 };
-                let need = Need { what: kind.describe().to_string(), supplied_by: kind.remedy() };
+                let need = Need { what: kind.describe().to_string(), supplied_by: kind.remedy(), permanent: false };
                 return Some((Refusal::new(kind, "this figure", detail).to_string(), need));
             }
         } else if let Some(ext) = manifest.external_inputs.get(need) {
             let text = format!("this figure needs {}: {}", ext.what, ext.supplied_by);
-            return Some((text, Need { what: ext.what.clone(), supplied_by: ext.supplied_by.clone() }));
+            let need = Need { what: ext.what.clone(), supplied_by: ext.supplied_by.clone(), permanent: true };
+            return Some((text, need));
         }
     }
     None
@@ -266,8 +273,10 @@ fn judge(
     let mut result = FigureResult {
         detail: String::new(),
         document: f.document.clone(),
+        expected_source: f.expected_source(),
         id: f.id.clone(),
         ours: None,
+        permanent: false,
         published: f.expect.spelling(),
         section: f.section.clone(),
         status: Status::Refused,
@@ -276,11 +285,13 @@ fn judge(
     };
     if let Some((refusal, need)) = missing_input(manifest, f, &cx.inputs) {
         result.detail = refusal;
+        result.permanent = need.permanent;
         result.need = Some(need);
         return result;
     }
     let (Some(task), Some(key)) = (f.task.as_deref(), f.key.as_deref()) else {
         result.detail = "no task computes this figure".into();
+        result.permanent = true;
         return result;
     };
     let needs = tasks::find(task).map_or(&[][..], |d| d.needs);
@@ -318,8 +329,8 @@ fn judge(
             };
             result.status = Status::Refused;
             result.detail = why.clone();
-            result.need =
-                Some(Need { what: text(REFUSED_WHAT), supplied_by: text(REFUSED_BY) }).filter(|n| !n.what.is_empty());
+            result.need = Some(Need { what: text(REFUSED_WHAT), supplied_by: text(REFUSED_BY), permanent: false })
+                .filter(|n| !n.what.is_empty());
             return result;
         }
         result.detail = match output.values.get(&format!("{key}.why")) {

@@ -4,6 +4,7 @@
 //! document), and a stable JSON report. The reports always carry every figure.
 
 use super::evaluate::{FigureResult, Need, Status};
+use super::manifest::ExpectedSource;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -12,6 +13,8 @@ use std::fmt::Write as _;
 pub struct Summary {
     pub mismatched: usize,
     pub refused: usize,
+    /// Of `refused`, those no input of this tool can supply (`--require-all` ignores them).
+    pub refused_permanently: usize,
     pub reproduced: usize,
 }
 
@@ -24,12 +27,24 @@ impl Summary {
                 Status::Mismatch => s.mismatched += 1,
                 Status::Refused => s.refused += 1,
             }
+            if r.status == Status::Refused && r.permanent {
+                s.refused_permanently += 1;
+            }
         }
         s
     }
 
+    /// Refusals an input could lift: what `--require-all` fails on.
+    pub fn refused_for_missing_input(&self) -> usize {
+        self.refused - self.refused_permanently
+    }
+
     pub fn line(&self) -> String {
-        format!("{} reproduced, {} mismatched, {} refused", self.reproduced, self.mismatched, self.refused)
+        let permanent = match self.refused_permanently {
+            0 => String::new(),
+            n => format!(" ({n} of them permanently: no input here can supply them)"),
+        };
+        format!("{} reproduced, {} mismatched, {} refused{permanent}", self.reproduced, self.mismatched, self.refused)
     }
 }
 
@@ -72,15 +87,33 @@ pub fn line(r: &FigureResult) -> String {
     painted_line(r, Paint::Plain)
 }
 
+/// What the figure's expected value is and where it comes from: `published 10.43
+/// (PUBLISHED-FIGURES.md §3)` for a value upstream published, `expected 8.51 (computed here)`
+/// for one nobody published.
+pub fn expected(r: &FigureResult) -> String {
+    match r.expected_source {
+        ExpectedSource::ComputedHere => format!("expected {} (computed here)", r.published),
+        ExpectedSource::Published if r.section.is_empty() || r.section == "-" => {
+            format!("published {} ({})", r.published, r.document)
+        }
+        ExpectedSource::Published => format!("published {} ({} §{})", r.published, r.document, r.section),
+    }
+}
+
+/// The source as a report's column spells it.
+pub fn source_word(source: ExpectedSource) -> &'static str {
+    match source {
+        ExpectedSource::Published => "published",
+        ExpectedSource::ComputedHere => "computed here",
+    }
+}
+
 fn painted_line(r: &FigureResult, paint: Paint) -> String {
     let word = word(r.status, paint);
     let detail = if r.detail.is_empty() { String::new() } else { format!("; {}", r.detail) };
     match (r.status, &r.ours) {
-        (Status::Ok, Some(ours)) => {
-            format!("{word}{}  {ours} (published {}{detail})", r.id, r.published)
-        }
-        (Status::Mismatch, Some(ours)) => {
-            format!("{word}{}  published {}, ours {ours}{detail}", r.id, r.published)
+        (Status::Ok | Status::Mismatch, Some(ours)) => {
+            format!("{word}{}  ours {ours}, {}{detail}", r.id, expected(r))
         }
         (_, _) => format!("{word}{}  {}", r.id, r.detail),
     }
@@ -108,18 +141,23 @@ pub fn brief(results: &[FigureResult], paint: Paint) -> String {
     let mut out = String::new();
     // One line per need (`what`); what the given inputs supply instead, when it differs
     // between figures (each task's own count of sweeps), is listed on that line once each.
-    let mut groups: Vec<(String, usize, Vec<String>)> = Vec::new();
+    // Refusals an input would lift first, then the permanent ones under their own heading.
+    let mut groups: Vec<(String, usize, Vec<String>, bool)> = Vec::new();
     for r in results {
         if r.status != Status::Refused {
             let _ = writeln!(out, "{}", painted_line(r, paint));
             continue;
         }
         // A task that refused by itself carries its reason in `detail` only.
-        let need = r.need.clone().unwrap_or_else(|| Need { what: r.detail.clone(), supplied_by: String::new() });
-        let i = match groups.iter().position(|(what, _, _)| *what == need.what) {
+        let need = r.need.clone().unwrap_or_else(|| Need {
+            what: r.detail.clone(),
+            supplied_by: String::new(),
+            permanent: r.permanent,
+        });
+        let i = match groups.iter().position(|(what, _, _, _)| *what == need.what) {
             Some(i) => i,
             None => {
-                groups.push((need.what.clone(), 0, Vec::new()));
+                groups.push((need.what.clone(), 0, Vec::new(), need.permanent));
                 groups.len() - 1
             }
         };
@@ -128,16 +166,39 @@ pub fn brief(results: &[FigureResult], paint: Paint) -> String {
             groups[i].2.push(need.supplied_by);
         }
     }
-    for (what, count, bys) in &groups {
-        let figures = if *count == 1 { "figure needs" } else { "figures need" };
+    let (permanent, liftable): (Vec<_>, Vec<_>) = groups.iter().partition(|g| g.3);
+    for (what, count, bys, _) in &liftable {
         let how = if bys.is_empty() { String::new() } else { format!(": {}", bys.join("; ")) };
-        let _ = writeln!(out, "{}{count} {figures} {what}{how}", word(Status::Refused, paint));
+        let _ = writeln!(out, "{}{count} {} {what}{how}", word(Status::Refused, paint), lack(*count, true));
+    }
+    if !permanent.is_empty() {
+        let total: usize = permanent.iter().map(|g| g.1).sum();
+        let figures = if total == 1 { "figure" } else { "figures" };
+        let _ = writeln!(
+            out,
+            "{}{total} {figures} permanently: no input of this tool can supply what they need (--require-all does not count them):",
+            word(Status::Refused, paint)
+        );
+        for (what, count, bys, _) in &permanent {
+            let how = if bys.is_empty() { String::new() } else { format!(": {}", bys.join("; ")) };
+            let _ = writeln!(out, "{:9}  {count} {} {what}{how}", "", lack(*count, false));
+        }
     }
     if !groups.is_empty() {
         let _ = writeln!(out, "(`--verbose` lists every figure; --report-md/--report-json keep them all)");
     }
     let _ = writeln!(out, "{}", Summary::of(results).line());
     out
+}
+
+/// `1 figure lacks`, `2 figures lack` (`1 lacks`, `2 lack` without the noun).
+fn lack(count: usize, noun: bool) -> &'static str {
+    match (count == 1, noun) {
+        (true, true) => "figure lacks",
+        (false, true) => "figures lack",
+        (true, false) => "lacks",
+        (false, false) => "lack",
+    }
 }
 
 pub fn markdown(results: &[FigureResult]) -> String {
@@ -147,18 +208,24 @@ pub fn markdown(results: &[FigureResult]) -> String {
     }
     let mut out = String::from("# blis-repro: published figures\n\n");
     let _ = writeln!(out, "**{}**\n", Summary::of(results).line());
+    if let Some(tool) = crate::version::get() {
+        let _ = writeln!(out, "Written by cargo xtask {tool}.\n");
+    }
     for (doc, rows) in by_doc {
         let _ = writeln!(out, "## {doc}\n");
-        out.push_str("| section | figure | status | published | ours | detail |\n|---|---|---|---|---|---|\n");
+        out.push_str(
+            "| section | figure | status | expected | source | ours | detail |\n|---|---|---|---|---|---|---|\n",
+        );
         for r in rows {
             let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
             let _ = writeln!(
                 out,
-                "| {} | `{}` | {} | {} | {} | {} |",
+                "| {} | `{}` | {} | {} | {} | {} | {} |",
                 cell(&r.section),
                 r.id,
                 status_word(r.status),
                 cell(&r.published),
+                source_word(r.expected_source),
                 cell(r.ours.as_deref().unwrap_or("")),
                 cell(&r.detail)
             );
@@ -176,6 +243,9 @@ struct JsonReport<'a> {
     figures: &'a [FigureResult],
     schema: u32,
     summary: Summary,
+    /// The build that wrote the report (`cargo xtask --version`); absent when rendered by a test.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool: Option<&'static str>,
 }
 
 /// Stable and machine-readable: keys in a fixed (alphabetical) order, figures in manifest order.
@@ -188,7 +258,13 @@ pub fn json_with_blis_points(
     results: &[FigureResult],
     blis_points: &BTreeMap<String, Vec<serde_json::Value>>,
 ) -> String {
-    let report = JsonReport { blis_points, figures: results, schema: 1, summary: Summary::of(results) };
+    let report = JsonReport {
+        blis_points,
+        figures: results,
+        schema: 1,
+        summary: Summary::of(results),
+        tool: crate::version::get(),
+    };
     let mut text = serde_json::to_string_pretty(&report).expect("the report always serialises");
     text.push('\n');
     text

@@ -126,7 +126,10 @@ fn values_within_tolerance_reproduce_and_missing_inputs_are_refused_with_their_f
     let (status, line) = status_of(&results, "c/guard");
     assert_eq!(status, Status::Refused);
     assert!(line.contains("NVIDIA's parquet tables"), "{line}");
-    assert_eq!(report::Summary::of(&results).line(), "5 reproduced, 0 mismatched, 2 refused");
+    assert_eq!(
+        report::Summary::of(&results).line(),
+        "5 reproduced, 0 mismatched, 2 refused (1 of them permanently: no input here can supply them)"
+    );
 }
 
 #[test]
@@ -135,7 +138,7 @@ fn one_edited_digit_of_a_published_value_is_a_mismatch_naming_the_figure() {
     let results = run(&edited, &Scripted::new(good_outputs()));
     let (status, line) = status_of(&results, "e/shape");
     assert_eq!(status, Status::Mismatch);
-    assert!(line.starts_with("MISMATCH e/shape  published 10.06, ours 10.05"), "{line}");
+    assert!(line.starts_with("MISMATCH e/shape  ours 10.05, published 10.06 (PUBLISHED-FIGURES.md §1)"), "{line}");
 }
 
 #[test]
@@ -280,12 +283,47 @@ fn the_brief_output_lists_what_ran_and_groups_refusals_by_the_input_they_need() 
     let results = run(MANIFEST, &Scripted::new(good_outputs()));
     let text = report::brief(&results, report::Paint::Plain);
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines.contains(&"ok       e/shape  10.05 (published 10.05; tolerance ±0.005)"), "{text}");
-    assert!(lines.contains(&"refused  1 figure needs a `blis` binary: pass --blis PATH or set BLIS_BIN"), "{text}");
-    assert!(lines.contains(&"refused  1 figure needs NVIDIA's parquet tables: no flag supplies it"), "{text}");
+    assert!(
+        lines.contains(&"ok       e/shape  ours 10.05, published 10.05 (PUBLISHED-FIGURES.md §1); tolerance ±0.005"),
+        "{text}"
+    );
+    assert!(lines.contains(&"refused  1 figure lacks a `blis` binary: pass --blis PATH or set BLIS_BIN"), "{text}");
+    // The permanent refusal comes after the ones an input would lift, under its own heading.
+    let permanent = lines.iter().position(|l| l.starts_with("refused  1 figure permanently: ")).expect(&text);
+    assert_eq!(lines[permanent + 1], "           1 lacks NVIDIA's parquet tables: no flag supplies it", "{text}");
+    assert!(lines.iter().position(|l| l.contains("`blis` binary")).unwrap() < permanent, "{text}");
     assert!(!text.contains("h/blis"), "a refused figure is counted, not listed: {text}");
-    assert_eq!(lines.last(), Some(&"5 reproduced, 0 mismatched, 2 refused"));
+    assert_eq!(
+        lines.last(),
+        Some(&"5 reproduced, 0 mismatched, 2 refused (1 of them permanently: no input here can supply them)")
+    );
     assert!(!text.contains('\x1b'), "plain text has no escapes");
+}
+
+/// Issue 32: a value nobody published is never called published, in any report.
+#[test]
+fn a_value_computed_here_is_expected_not_published_in_every_report() {
+    let computed = MANIFEST.replace(
+        "{id: e/n, what: \"n\", document: PUBLISHED-FIGURES.md, section: \"1\"",
+        "{id: e/n, what: \"n\", document: \"intervals (new, computed here)\", section: \"-\"",
+    );
+    assert_ne!(computed, MANIFEST);
+    let results = run(&computed, &Scripted::new(good_outputs()));
+    let (_, line) = status_of(&results, "e/n");
+    assert_eq!(line, "ok       e/n  ours 878, expected 878 (computed here)");
+    let (_, line) = status_of(&results, "e/fails");
+    assert_eq!(line, "ok       e/fails  ours true, published true (PUBLISHED-FIGURES.md §1)");
+    let json: serde_json::Value = serde_json::from_str(&report::json(&results)).unwrap();
+    let source = |id: &str| {
+        let figures = json["figures"].as_array().unwrap();
+        figures.iter().find(|f| f["id"] == id).unwrap()["expected_source"].clone()
+    };
+    assert_eq!(source("e/n"), "computed_here");
+    assert_eq!(source("e/shape"), "published");
+    assert_eq!(json["summary"]["refused_permanently"], 1);
+    let md = report::markdown(&results);
+    assert!(md.contains("| - | `e/n` | ok | 878 | computed here | 878 |"), "{md}");
+    assert!(md.contains("| 1 | `e/shape` | ok | 10.05 | published | 10.05 |"), "{md}");
 }
 
 #[test]
@@ -293,8 +331,8 @@ fn colour_marks_each_status_word_and_keeps_the_columns() {
     let edited = MANIFEST.replace(r#"number: "10.05""#, r#"number: "10.06""#);
     let results = run(&edited, &Scripted::new(good_outputs()));
     let text = report::verbose(&results, report::Paint::Ansi);
-    assert!(text.contains("\x1b[1;31mMISMATCH\x1b[0m e/shape  published 10.06"), "{text}");
-    assert!(text.contains("\x1b[32mok\x1b[0m       e/n  878"), "{text}");
+    assert!(text.contains("\x1b[1;31mMISMATCH\x1b[0m e/shape  ours 10.05, published 10.06"), "{text}");
+    assert!(text.contains("\x1b[32mok\x1b[0m       e/n  ours 878"), "{text}");
     assert!(text.contains("\x1b[33mrefused\x1b[0m  h/blis  "), "{text}");
     let plain = report::verbose(&results, report::Paint::Plain);
     assert_eq!(plain, report::text(&results));
@@ -335,7 +373,7 @@ figures:
     let text = report::brief(&results, report::Paint::Plain);
     assert!(
         text.lines()
-            .any(|l| l == "refused  2 figures need a blis that models every sweep; R models only: 9 of 113; 2 of 68"),
+            .any(|l| l == "refused  2 figures lack a blis that models every sweep; R models only: 9 of 113; 2 of 68"),
         "{text}"
     );
 }
