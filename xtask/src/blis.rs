@@ -30,7 +30,9 @@ pub struct RunArgs {
     /// for `cache merge`, so not with --no-cache
     #[arg(long, value_name = "I/N", value_parser = parse_shard, conflicts_with = "no_cache")]
     pub shard: Option<Shard>,
-    /// Per-point progress lines on stderr [default: auto = lines on a terminal, else failures only]
+    /// Progress on stderr. auto: a bar on a terminal, a line per point on a terminal under
+    /// CI=true, otherwise failures and a line a minute on how far the run is; lines: a line per
+    /// point; quiet: failures and the line a minute. Each ends with a summary line.
     #[arg(long, value_enum, default_value_t = Progress::Auto)]
     pub progress: Progress,
     /// Working directory of `blis run` (the blis checkout, for defaults.yaml) [default: the binary's directory]
@@ -226,7 +228,10 @@ fn run_file(path: &std::path::Path, args: &RunArgs, records: &PointRecords, inpu
     finish(args.options(inputs, "running BLIS points").and_then(|opts| {
         let report = blis::run_points(&points, &opts)?;
         records.write(&opts, &report.outcomes)?;
-        print!("{}", blis::render_outcomes(&report.outcomes));
+        crate::outcome::say(
+            &blis::render_outcomes(&report.outcomes),
+            crate::outcome::report_on_stdout([records.report_json.as_deref()]),
+        )?;
         Ok(report.summary.failed == 0)
     }))
 }

@@ -19,3 +19,24 @@ pub fn exit_code(result: Result<u8, TaskError>) -> anyhow::Result<u8> {
         Err(TaskError::Failed(e)) => Err(e),
     }
 }
+
+/// Whether any report flag was given `-`: that report owns stdout.
+pub fn report_on_stdout<'a>(paths: impl IntoIterator<Item = Option<&'a std::path::Path>>) -> bool {
+    paths.into_iter().flatten().any(|p| p.as_os_str() == "-")
+}
+
+/// The command's own text: on stdout, or on stderr when a report owns stdout, so the report can
+/// be piped (`--report-json - | python3 -m json.tool`). A closed pipe (`| head`) is the
+/// reader's choice, not a failure.
+pub fn say(text: &str, report_on_stdout: bool) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let written = if report_on_stdout {
+        std::io::stderr().lock().write_all(text.as_bytes())
+    } else {
+        std::io::stdout().lock().write_all(text.as_bytes())
+    };
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}

@@ -142,26 +142,22 @@ pub fn run(args: Args) -> Result<u8> {
     }
     // A report written to stdout (`--report-json -`) owns it: the summary goes to stderr, so
     // the report can be piped into another program.
-    let report_to_stdout = [&args.report_json, &args.report_md, &args.report_html]
-        .into_iter()
-        .any(|p| p.as_deref().is_some_and(|p| p.as_os_str() == "-"));
-    let say = |text: &str| {
-        if report_to_stdout {
-            eprint!("{text}");
-        } else {
-            print!("{text}");
-        }
-    };
+    let report_to_stdout = crate::outcome::report_on_stdout([
+        args.report_json.as_deref(),
+        args.report_md.as_deref(),
+        args.report_html.as_deref(),
+    ]);
+    let say = |text: &str| crate::outcome::say(text, report_to_stdout);
     let paint =
         if !report_to_stdout && harness::term::stdout_colour() { report::Paint::Ansi } else { report::Paint::Plain };
     if args.verbose {
-        say(&report::verbose(&results, paint));
+        say(&report::verbose(&results, paint))?;
     } else {
-        say(&report::brief(&results, paint));
+        say(&report::brief(&results, paint))?;
     }
     let reruns = renderer.reruns.take();
     if let Some(text) = reruns_text(&reruns, args.determinism, args.verbose) {
-        say(&text);
+        say(&text)?;
     }
     // The baseline comparison: a refusal (no candidate, no corpora) exits 2, a worse figure 1.
     let mut baseline_code = exit::OK;
@@ -173,7 +169,7 @@ pub fn run(args: Args) -> Result<u8> {
             .and_then(|rule| harness::blis::baseline::for_gate(&cx.inputs, path, &rule))
         {
             Ok(cmp) => {
-                say(&format!("\n{}\n{}", cmp.render(), cmp.cache_lines()));
+                say(&format!("\n{}\n{}", cmp.render(), cmp.cache_lines()))?;
                 let worse = cmp.worse();
                 if !worse.is_empty() {
                     let names: Vec<&str> = worse.iter().map(|f| f.key.as_str()).collect();
@@ -183,7 +179,7 @@ pub fn run(args: Args) -> Result<u8> {
                 Some(cmp)
             }
             Err(TaskError::Refused(r)) => {
-                say(&format!("\nbaseline comparison refused: {r}\n"));
+                say(&format!("\nbaseline comparison refused: {r}\n"))?;
                 baseline_code = exit::REFUSED;
                 None
             }
