@@ -97,7 +97,7 @@ impl std::fmt::Display for TaskError {
 
 pub type TaskResult = Result<TaskOutput, TaskError>;
 
-/// Process exit codes shared by every command (documented in the README).
+/// Process exit codes shared by every command (documented in docs/exit-codes.md).
 pub mod exit {
     /// Everything asked for ran and matched.
     pub const OK: u8 = 0;

@@ -1,4 +1,4 @@
-//! The one mapping from a task's end to the process's exit code (README, "Exit codes"): every
+//! The one mapping from a task's end to the process's exit code (docs/exit-codes.md): every
 //! command that can be refused goes through here, so a refusal reads and exits the same way
 //! whichever command met it.
 
