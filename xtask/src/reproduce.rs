@@ -30,8 +30,8 @@ pub struct Args {
     /// Evaluate only these figure ids (an id ending in `/` selects a group).
     #[arg(long, num_args = 1.., value_name = "ID")]
     only: Vec<String>,
-    /// Exit 2 when any figure was refused for an input that exists but was not given (permanent
-    /// refusals, which no input of this tool can lift, do not count).
+    /// Exit 2 when any figure was refused for an input that exists but was not given (not for
+    /// refusals no input of this tool can lift, nor for figures the inputs given cannot compute).
     #[arg(long)]
     require_all: bool,
     /// Print every figure on its own line (by default: the reproduced and mismatched ones, and
@@ -217,7 +217,7 @@ pub fn run(args: Args) -> Result<u8> {
     let summary = report::Summary::of(&results);
     Ok(if summary.mismatched > 0 || baseline_code == exit::FAILED {
         exit::FAILED
-    } else if baseline_code == exit::REFUSED || (args.require_all && summary.refused_for_missing_input() > 0) {
+    } else if baseline_code == exit::REFUSED || (args.require_all && summary.refused_missing_input > 0) {
         exit::REFUSED
     } else {
         exit::OK

@@ -5,7 +5,7 @@
 use super::manifest::{Expect, ExpectedSource, Figure, Manifest};
 use super::tasks::{self, Context};
 use crate::inputs::{InputKind, Inputs, Refusal};
-use crate::task::{TaskError, TaskOutput, Value, REFUSED_BY, REFUSED_WHAT};
+use crate::task::{TaskError, TaskOutput, Value, GIVEN_INPUT_CANNOT, REFUSED_BY, REFUSED_KIND, REFUSED_WHAT};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -65,6 +65,19 @@ pub struct Need {
     pub permanent: bool,
 }
 
+/// Why a figure was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefusalKind {
+    /// An input that exists was not given: giving it lifts the refusal.
+    MissingInput,
+    /// The inputs were given, but cannot compute this figure (a release that models only
+    /// some of the sweeps it was published over); another input of the same kind could.
+    GivenInputCannot,
+    /// No input of this tool can supply what it needs (the manifest's external inputs).
+    Permanent,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct FigureResult {
     pub detail: String,
@@ -73,8 +86,10 @@ pub struct FigureResult {
     pub expected_source: ExpectedSource,
     pub id: String,
     pub ours: Option<String>,
-    /// A refusal no input of this tool can lift (`--require-all` does not count it).
-    pub permanent: bool,
+    /// Why a refused figure was refused (absent for the others); `--require-all` counts only
+    /// `missing_input`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<RefusalKind>,
     pub published: String,
     pub section: String,
     pub status: Status,
@@ -153,7 +168,17 @@ pub fn evaluate_with_blis_points(
             }
         }
     }
-    let results = selected.into_iter().map(|f| judge(manifest, f, cx, &outcomes, &taint)).collect();
+    let results = selected
+        .into_iter()
+        .map(|f| {
+            let mut r = judge(manifest, f, cx, &outcomes, &taint);
+            // Only a refusal has a reason to be refused.
+            if r.status != Status::Refused {
+                r.refusal = None;
+            }
+            r
+        })
+        .collect();
     (results, points)
 }
 
@@ -276,8 +301,8 @@ fn judge(
         expected_source: f.expected_source(),
         id: f.id.clone(),
         ours: None,
-        permanent: false,
         published: f.expect.spelling(),
+        refusal: Some(RefusalKind::MissingInput),
         section: f.section.clone(),
         status: Status::Refused,
         what: f.what.clone(),
@@ -285,13 +310,15 @@ fn judge(
     };
     if let Some((refusal, need)) = missing_input(manifest, f, &cx.inputs) {
         result.detail = refusal;
-        result.permanent = need.permanent;
+        if need.permanent {
+            result.refusal = Some(RefusalKind::Permanent);
+        }
         result.need = Some(need);
         return result;
     }
     let (Some(task), Some(key)) = (f.task.as_deref(), f.key.as_deref()) else {
         result.detail = "no task computes this figure".into();
-        result.permanent = true;
+        result.refusal = Some(RefusalKind::Permanent);
         return result;
     };
     let needs = tasks::find(task).map_or(&[][..], |d| d.needs);
@@ -329,6 +356,9 @@ fn judge(
             };
             result.status = Status::Refused;
             result.detail = why.clone();
+            if text(REFUSED_KIND) == GIVEN_INPUT_CANNOT {
+                result.refusal = Some(RefusalKind::GivenInputCannot);
+            }
             result.need = Some(Need { what: text(REFUSED_WHAT), supplied_by: text(REFUSED_BY), permanent: false })
                 .filter(|n| !n.what.is_empty());
             return result;

@@ -3,7 +3,7 @@
 //! line (`--verbose`), the totals line, a markdown report fit for a CI step summary (a table per
 //! document), and a stable JSON report. The reports always carry every figure.
 
-use super::evaluate::{FigureResult, Need, Status};
+use super::evaluate::{FigureResult, Need, RefusalKind, Status};
 use super::manifest::ExpectedSource;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -13,7 +13,11 @@ use std::fmt::Write as _;
 pub struct Summary {
     pub mismatched: usize,
     pub refused: usize,
-    /// Of `refused`, those no input of this tool can supply (`--require-all` ignores them).
+    /// Of `refused`: for an input that exists but was not given (what `--require-all` fails on).
+    pub refused_missing_input: usize,
+    /// Of `refused`: the inputs given cannot compute them (another input of the kind could).
+    pub refused_given_input_cannot: usize,
+    /// Of `refused`: no input of this tool can supply what they need.
     pub refused_permanently: usize,
     pub reproduced: usize,
 }
@@ -27,24 +31,26 @@ impl Summary {
                 Status::Mismatch => s.mismatched += 1,
                 Status::Refused => s.refused += 1,
             }
-            if r.status == Status::Refused && r.permanent {
-                s.refused_permanently += 1;
+            match r.refusal {
+                Some(RefusalKind::MissingInput) => s.refused_missing_input += 1,
+                Some(RefusalKind::GivenInputCannot) => s.refused_given_input_cannot += 1,
+                Some(RefusalKind::Permanent) => s.refused_permanently += 1,
+                None => {}
             }
         }
         s
     }
 
-    /// Refusals an input could lift: what `--require-all` fails on.
-    pub fn refused_for_missing_input(&self) -> usize {
-        self.refused - self.refused_permanently
-    }
-
     pub fn line(&self) -> String {
-        let permanent = match self.refused_permanently {
-            0 => String::new(),
-            n => format!(" ({n} of them permanently: no input here can supply them)"),
-        };
-        format!("{} reproduced, {} mismatched, {} refused{permanent}", self.reproduced, self.mismatched, self.refused)
+        let mut why = Vec::new();
+        if self.refused_given_input_cannot > 0 {
+            why.push(format!("{} beyond what the inputs given can compute", self.refused_given_input_cannot));
+        }
+        if self.refused_permanently > 0 {
+            why.push(format!("{} of them permanently: no input here can supply them", self.refused_permanently));
+        }
+        let why = if why.is_empty() { String::new() } else { format!(" ({})", why.join("; ")) };
+        format!("{} reproduced, {} mismatched, {} refused{why}", self.reproduced, self.mismatched, self.refused)
     }
 }
 
@@ -152,7 +158,7 @@ pub fn brief(results: &[FigureResult], paint: Paint) -> String {
         let need = r.need.clone().unwrap_or_else(|| Need {
             what: r.detail.clone(),
             supplied_by: String::new(),
-            permanent: r.permanent,
+            permanent: r.refusal == Some(RefusalKind::Permanent),
         });
         let i = match groups.iter().position(|(what, _, _, _)| *what == need.what) {
             Some(i) => i,

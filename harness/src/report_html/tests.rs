@@ -119,7 +119,7 @@ fn figure(id: &str, status: Status, published: &str, ours: Option<&str>, detail:
         id: id.into(),
         need: None,
         ours: ours.map(String::from),
-        permanent: false,
+        refusal: (status == Status::Refused).then_some(crate::gate::evaluate::RefusalKind::MissingInput),
         published: published.into(),
         section: "3".into(),
         status,

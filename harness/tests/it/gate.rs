@@ -321,6 +321,14 @@ fn a_value_computed_here_is_expected_not_published_in_every_report() {
     assert_eq!(source("e/n"), "computed_here");
     assert_eq!(source("e/shape"), "published");
     assert_eq!(json["summary"]["refused_permanently"], 1);
+    assert_eq!(json["summary"]["refused_missing_input"], 1);
+    let refusal = |id: &str| {
+        let figures = json["figures"].as_array().unwrap();
+        figures.iter().find(|f| f["id"] == id).unwrap().get("refusal").cloned()
+    };
+    assert_eq!(refusal("c/guard"), Some("permanent".into()));
+    assert_eq!(refusal("h/blis"), Some("missing_input".into()));
+    assert_eq!(refusal("e/n"), None, "only a refused figure has a refusal");
     let md = report::markdown(&results);
     assert!(md.contains("| - | `e/n` | ok | 878 | computed here | 878 |"), "{md}");
     assert!(md.contains("| 1 | `e/shape` | ok | 10.05 | published | 10.05 |"), "{md}");
@@ -361,6 +369,7 @@ figures:
             ("all.blis.tpot_shape.refused", Value::Text(format!("published over more; it models {by}"))),
             ("refused.what", Value::Text("a blis that models every sweep; R models only".into())),
             ("refused.by", Value::Text(by.into())),
+            ("refused.kind", Value::Text("given-input-cannot".into())),
         ])
     };
     let outputs = BTreeMap::from([("headline", refusing("9 of 113")), ("headline-measured", refusing("2 of 68"))]);
@@ -376,6 +385,10 @@ figures:
             .any(|l| l == "refused  2 figures lack a blis that models every sweep; R models only: 9 of 113; 2 of 68"),
         "{text}"
     );
+    // The binary was given and cannot compute them: --require-all does not count them.
+    let summary = report::Summary::of(&results);
+    assert_eq!((summary.refused, summary.refused_given_input_cannot, summary.refused_missing_input), (2, 2, 0));
+    assert!(summary.line().ends_with("2 refused (2 beyond what the inputs given can compute)"), "{}", summary.line());
 }
 
 const RELEASE_ROWS: &str = r#"

@@ -61,7 +61,7 @@ pub fn team_inputs() -> Result<PathBuf, String> {
         .ok_or("needs BLIS_MEASUREMENTS (the team's corpora)")?;
     let trees = root().join("testdata");
     if !["catalog", "registry", "scenarios"].iter().all(|t| trees.join(t).is_dir()) {
-        return Err("needs the vendored trees (`cargo xtask vendor --from ../shared/blis-artifacts`)".into());
+        return Err("needs the vendored trees (`cargo xtask vendor --from DIR`, docs/inputs.md)".into());
     }
     Ok(corpora)
 }
