@@ -148,46 +148,46 @@ pub fn brief(results: &[FigureResult], paint: Paint) -> String {
     // One line per need (`what`); what the given inputs supply instead, when it differs
     // between figures (each task's own count of sweeps), is listed on that line once each.
     // Refusals an input would lift first, then the permanent ones under their own heading.
-    let mut groups: Vec<(String, usize, Vec<String>, bool)> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
     for r in results {
         if r.status != Status::Refused {
             let _ = writeln!(out, "{}", painted_line(r, paint));
             continue;
         }
-        // A task that refused by itself carries its reason in `detail` only.
+        // A task that refused by itself carries its reason, a whole sentence, in `detail` only.
+        let sentence = r.need.is_none();
         let need = r.need.clone().unwrap_or_else(|| Need {
             what: r.detail.clone(),
             supplied_by: String::new(),
             permanent: r.refusal == Some(RefusalKind::Permanent),
         });
-        let i = match groups.iter().position(|(what, _, _, _)| *what == need.what) {
+        let i = match groups.iter().position(|g| g.what == need.what) {
             Some(i) => i,
             None => {
-                groups.push((need.what.clone(), 0, Vec::new(), need.permanent));
+                let (what, permanent) = (need.what.clone(), need.permanent);
+                groups.push(Group { what, count: 0, supplied_by: Vec::new(), permanent, sentence });
                 groups.len() - 1
             }
         };
-        groups[i].1 += 1;
-        if !need.supplied_by.is_empty() && !groups[i].2.contains(&need.supplied_by) {
-            groups[i].2.push(need.supplied_by);
+        groups[i].count += 1;
+        if !need.supplied_by.is_empty() && !groups[i].supplied_by.contains(&need.supplied_by) {
+            groups[i].supplied_by.push(need.supplied_by);
         }
     }
-    let (permanent, liftable): (Vec<_>, Vec<_>) = groups.iter().partition(|g| g.3);
-    for (what, count, bys, _) in &liftable {
-        let how = if bys.is_empty() { String::new() } else { format!(": {}", bys.join("; ")) };
-        let _ = writeln!(out, "{}{count} {} {what}{how}", word(Status::Refused, paint), lack(*count, true));
+    let (permanent, liftable): (Vec<&Group>, Vec<&Group>) = groups.iter().partition(|g| g.permanent);
+    for g in &liftable {
+        let _ = writeln!(out, "{}{}", word(Status::Refused, paint), g.text(true));
     }
     if !permanent.is_empty() {
-        let total: usize = permanent.iter().map(|g| g.1).sum();
+        let total: usize = permanent.iter().map(|g| g.count).sum();
         let figures = if total == 1 { "figure" } else { "figures" };
         let _ = writeln!(
             out,
             "{}{total} {figures} permanently: no input of this tool can supply what they need (--require-all does not count them):",
             word(Status::Refused, paint)
         );
-        for (what, count, bys, _) in &permanent {
-            let how = if bys.is_empty() { String::new() } else { format!(": {}", bys.join("; ")) };
-            let _ = writeln!(out, "{:9}  {count} {} {what}{how}", "", lack(*count, false));
+        for g in &permanent {
+            let _ = writeln!(out, "{:9}  {}", "", g.text(false));
         }
     }
     if !groups.is_empty() {
@@ -197,13 +197,34 @@ pub fn brief(results: &[FigureResult], paint: Paint) -> String {
     out
 }
 
-/// `1 figure lacks`, `2 figures lack` (`1 lacks`, `2 lack` without the noun).
-fn lack(count: usize, noun: bool) -> &'static str {
-    match (count == 1, noun) {
-        (true, true) => "figure lacks",
-        (false, true) => "figures lack",
-        (true, false) => "lacks",
-        (false, false) => "lack",
+/// The refused figures that need one thing, for the brief output.
+struct Group {
+    what: String,
+    count: usize,
+    /// What the given inputs supply instead, once each.
+    supplied_by: Vec<String>,
+    permanent: bool,
+    /// `what` is the task's own sentence, with its verb, not the name of an input.
+    sentence: bool,
+}
+
+impl Group {
+    /// `2 figures lack X: how`, or `1 lacks X: how` without the noun; a task's own sentence
+    /// follows a colon, so no line reads `need X needs Y`.
+    fn text(&self, noun: bool) -> String {
+        let count = self.count;
+        let how =
+            if self.supplied_by.is_empty() { String::new() } else { format!(": {}", self.supplied_by.join("; ")) };
+        let (figures, verb) = match count {
+            1 => ("figure", "lacks"),
+            _ => ("figures", "lack"),
+        };
+        let counted = if noun { format!("{count} {figures}") } else { count.to_string() };
+        if self.sentence {
+            format!("{counted}: {}{how}", self.what)
+        } else {
+            format!("{counted} {verb} {}{how}", self.what)
+        }
     }
 }
 

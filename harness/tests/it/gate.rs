@@ -300,6 +300,34 @@ fn the_brief_output_lists_what_ran_and_groups_refusals_by_the_input_they_need() 
     assert!(!text.contains('\x1b'), "plain text has no escapes");
 }
 
+/// A task that refuses by itself gives a whole sentence: the brief line quotes it after a colon
+/// instead of reading "figures lack <a sentence with its own verb>".
+#[test]
+fn a_task_that_refuses_by_itself_is_quoted_not_conjugated() {
+    struct Refusing;
+    impl Renderer for Refusing {
+        fn render(&self, task: &str) -> anyhow::Result<String> {
+            Ok(match task {
+                "headline" => Rendered::Refused("the tagged releases' figures need a folder of releases".into()),
+                _ => Rendered::Output(output(&[])),
+            }
+            .to_json())
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = Manifest::parse(MANIFEST, Path::new("test.yaml"), &harness::gate::tasks::names()).unwrap();
+    let cx = Context {
+        inputs: inputs_with_dirs(dir.path()),
+        manifest: "test.yaml".into(),
+        lock: harness::lock::default_lock_path(),
+    };
+    let results =
+        evaluate(&manifest, &cx, &Refusing, &GateOptions { only: &["h/scenarios".into()] }, &mut |_, _, _| {});
+    let text = report::brief(&results, report::Paint::Plain);
+    assert_eq!(text.lines().next(), Some("refused  1 figure: the tagged releases' figures need a folder of releases"));
+    assert_eq!(report::Summary::of(&results).refused_missing_input, 1, "{text}");
+}
+
 /// Issue 32: a value nobody published is never called published, in any report.
 #[test]
 fn a_value_computed_here_is_expected_not_published_in_every_report() {
