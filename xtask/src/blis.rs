@@ -90,7 +90,9 @@ impl PointRecords {
     /// The point records, written atomically (`-`: stdout).
     pub fn write(&self, opts: &RunOptions, outcomes: &[blis::PointOutcome]) -> Result<(), TaskError> {
         if let Some(path) = &self.report_json {
-            harness::atomic::write_report(path, blis::outcomes_json(&opts.binary, outcomes).as_bytes())?;
+            let report = serde_json::from_str(&blis::outcomes_json(&opts.binary, outcomes))
+                .map_err(|e| TaskError::Failed(e.into()))?;
+            crate::outcome::write_json_report(path, report)?;
         }
         Ok(())
     }

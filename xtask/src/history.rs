@@ -105,10 +105,7 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
     let on_stdout = crate::outcome::report_on_stdout([args.report_json.as_deref(), args.report_html.as_deref()]);
     crate::outcome::say(&text, on_stdout)?;
     if let Some(file) = &args.report_json {
-        let mut json = serde_json::to_string_pretty(&history::render::json(&h, &settings.plan))
-            .map_err(|e| TaskError::Failed(e.into()))?;
-        json.push('\n');
-        harness::atomic::write_report(file, json.as_bytes())?;
+        crate::outcome::write_json_report(file, history::render::json(&h, &settings.plan))?;
     }
     if let Some(file) = &args.report_html {
         harness::atomic::write_report(file, history::html::render(&h, &settings.plan).as_bytes())?;

@@ -40,3 +40,14 @@ pub fn say(text: &str, report_on_stdout: bool) -> anyhow::Result<()> {
         _ => Ok(()),
     }
 }
+
+/// A JSON report (`--report-json FILE`, `-`: stdout), with the build that wrote it under
+/// `tool` (`cargo xtask --version`), pretty-printed and written atomically.
+pub fn write_json_report(path: &std::path::Path, mut report: serde_json::Value) -> anyhow::Result<()> {
+    if let (Some(fields), Some(tool)) = (report.as_object_mut(), harness::version::get()) {
+        fields.insert("tool".into(), tool.into());
+    }
+    let mut text = serde_json::to_string_pretty(&report)?;
+    text.push('\n');
+    harness::atomic::write_report(path, text.as_bytes())
+}

@@ -203,10 +203,7 @@ fn against_baseline(
         }
     }
     if let Some(file) = &args.records.report_json {
-        let mut text = serde_json::to_string_pretty(&serde_json::json!({ "baseline_comparison": cmp.json() }))
-            .map_err(|e| TaskError::Failed(e.into()))?;
-        text.push('\n');
-        harness::atomic::write_report(file, text.as_bytes())?;
+        crate::outcome::write_json_report(file, serde_json::json!({ "baseline_comparison": cmp.json() }))?;
     }
     let mut code = exit::OK;
     for (role, side) in [("candidate", &cmp.candidate), ("baseline", &cmp.baseline)] {

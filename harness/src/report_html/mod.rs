@@ -191,7 +191,14 @@ fn tolerance_text(manifest: &Manifest, id: &str) -> String {
         },
         Some(name) => match manifest.tolerances.get(name).and_then(|t| t.abs) {
             Some(abs) => format!("{name} (±{abs})"),
-            None => format!("{name} (half a unit in the last published digit)"),
+            // Computed-here values are held to their last committed digit the same way.
+            None => {
+                let digit = match f.expected_source() {
+                    crate::gate::manifest::ExpectedSource::Published => "published",
+                    crate::gate::manifest::ExpectedSource::ComputedHere => "committed",
+                };
+                format!("{name} (half a unit in the last {digit} digit)")
+            }
         },
     }
 }
