@@ -99,6 +99,11 @@ fn inputs_with_dirs(dir: &Path) -> Inputs {
 }
 
 fn run(manifest_text: &str, renderer: &Scripted) -> Vec<harness::gate::FigureResult> {
+    run_only(manifest_text, renderer, &[])
+}
+
+/// `run` with any renderer, evaluating only the figures `only` selects.
+fn run_only(manifest_text: &str, renderer: &dyn Renderer, only: &[String]) -> Vec<harness::gate::FigureResult> {
     let dir = tempfile::tempdir().unwrap();
     let manifest = Manifest::parse(manifest_text, Path::new("test.yaml"), &harness::gate::tasks::names()).unwrap();
     let cx = Context {
@@ -106,7 +111,7 @@ fn run(manifest_text: &str, renderer: &Scripted) -> Vec<harness::gate::FigureRes
         manifest: "test.yaml".into(),
         lock: harness::lock::default_lock_path(),
     };
-    evaluate(&manifest, &cx, renderer, &GateOptions { only: &[] }, &mut |_, _, _| {})
+    evaluate(&manifest, &cx, renderer, &GateOptions { only }, &mut |_, _, _| {})
 }
 
 fn status_of(results: &[harness::gate::FigureResult], id: &str) -> (Status, String) {
@@ -314,15 +319,7 @@ fn a_task_that_refuses_by_itself_is_quoted_not_conjugated() {
             .to_json())
         }
     }
-    let dir = tempfile::tempdir().unwrap();
-    let manifest = Manifest::parse(MANIFEST, Path::new("test.yaml"), &harness::gate::tasks::names()).unwrap();
-    let cx = Context {
-        inputs: inputs_with_dirs(dir.path()),
-        manifest: "test.yaml".into(),
-        lock: harness::lock::default_lock_path(),
-    };
-    let results =
-        evaluate(&manifest, &cx, &Refusing, &GateOptions { only: &["h/scenarios".into()] }, &mut |_, _, _| {});
+    let results = run_only(MANIFEST, &Refusing, &["h/scenarios".into()]);
     let text = report::brief(&results, report::Paint::Plain);
     assert_eq!(text.lines().next(), Some("refused  1 figure: the tagged releases' figures need a folder of releases"));
     assert_eq!(report::Summary::of(&results).refused_missing_input, 1, "{text}");
