@@ -320,7 +320,7 @@ impl InputKind {
             }
             InputKind::Blis => format!("pass {} PATH or set {}", self.flag(), self.env_var()),
             InputKind::Releases => format!(
-                "pass {} DIR or set {} (a folder laid out as ../shared/blis-releases/unpack.sh lays one out)",
+                "pass {} DIR or set {} (a folder with one sub-folder per release tag, each holding its `blis`)",
                 self.flag(),
                 self.env_var()
             ),

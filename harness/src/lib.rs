@@ -12,6 +12,7 @@ pub mod paths;
 pub mod read;
 pub mod task;
 pub mod term;
+pub mod version;
 
 /// Test support: the one snapshot helper (feature `test-support`, enabled by tests only).
 #[cfg(feature = "test-support")]

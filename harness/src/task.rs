@@ -65,6 +65,11 @@ impl TaskOutput {
 /// `what` are one line of the gate).
 pub const REFUSED_WHAT: &str = "refused.what";
 pub const REFUSED_BY: &str = "refused.by";
+/// With `refused.what`, when the inputs the task was given were there but cannot produce the
+/// refused values (a release that models only some sweeps): `--require-all` does not fail on
+/// them, since another input of the kind, not a missing one, would lift them.
+pub const REFUSED_KIND: &str = "refused.kind";
+pub const GIVEN_INPUT_CANNOT: &str = "given-input-cannot";
 
 #[derive(Debug)]
 pub enum TaskError {
@@ -97,7 +102,7 @@ impl std::fmt::Display for TaskError {
 
 pub type TaskResult = Result<TaskOutput, TaskError>;
 
-/// Process exit codes shared by every command (documented in the README).
+/// Process exit codes shared by every command (documented in docs/exit-codes.md).
 pub mod exit {
     /// Everything asked for ran and matched.
     pub const OK: u8 = 0;

@@ -57,7 +57,7 @@ fn main() {
                 }
             }
             None if ci => Trial::test(name, || {
-                Err(format!("CI=true: {VAR} must name the team's real blis (.ci/run sets it from ../shared/blis-real)")
+                Err(format!("CI=true: {VAR} must name the team's real blis (.ci/run sets it; docs/contributing.md)")
                     .into())
             }),
             None => Trial::test(name, || Ok(())).with_ignored_flag(true).with_kind(format!("needs {VAR}")),

@@ -97,7 +97,7 @@ fn main() {
         support::unless_missing(
             Trial::test("lock/verify/team_copy", team_copy_verifies),
             support::missing_corpora()
-                .map(|why| format!("{why} (and `cargo xtask vendor --from ../shared/blis-artifacts` first)"))
+                .map(|why| format!("{why} (and the vendored trees, `cargo xtask vendor --from DIR`)"))
                 .as_deref(),
         ),
     ];

@@ -42,7 +42,9 @@ pub struct PoolArgs {
     /// The point cache [default: target-cache/blis]
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// Per-point progress lines on stderr [default: auto = lines on a terminal, else failures only]
+    /// Progress on stderr. auto: a bar on a terminal, a line per point on a terminal under
+    /// CI=true, otherwise failures and a line a minute on how far the run is; lines: a line per
+    /// point; quiet: failures and the line a minute. Each ends with a summary line.
     #[arg(long, value_enum, default_value_t = Progress::Auto)]
     pub progress: Progress,
     /// How each point's lengths reach the simulator: uniform (upstream's earlier harness, the
@@ -97,7 +99,9 @@ impl PointRecords {
     /// The point records, written atomically (`-`: stdout).
     pub fn write(&self, opts: &RunOptions, outcomes: &[blis::PointOutcome]) -> Result<(), TaskError> {
         if let Some(path) = &self.report_json {
-            harness::atomic::write_report(path, blis::outcomes_json(&opts.binary, outcomes).as_bytes())?;
+            let report = serde_json::from_str(&blis::outcomes_json(&opts.binary, outcomes))
+                .map_err(|e| TaskError::Failed(e.into()))?;
+            crate::outcome::write_json_report(path, report)?;
         }
         Ok(())
     }
@@ -243,7 +247,10 @@ fn run_file(path: &std::path::Path, args: &RunArgs, records: &PointRecords, inpu
     finish(args.options(inputs, "running BLIS points").and_then(|opts| {
         let report = blis::run_points(&points, &opts)?;
         records.write(&opts, &report.outcomes)?;
-        print!("{}", blis::render_outcomes(&report.outcomes));
+        crate::outcome::say(
+            &blis::render_outcomes(&report.outcomes),
+            crate::outcome::report_on_stdout([records.report_json.as_deref()]),
+        )?;
         Ok(report.summary.failed == 0)
     }))
 }

@@ -8,7 +8,6 @@ use harness::history::{self, releases};
 use harness::inputs::InputKind;
 use harness::score;
 use harness::task::{exit, TaskError};
-use std::io::Write as _;
 use std::path::PathBuf;
 
 reads! {
@@ -103,16 +102,11 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
     };
     let h = history::run(&listing, &settings)?;
     let text = history::render::markdown(&h, &settings.plan);
-    if let Err(e) = std::io::stdout().lock().write_all(text.as_bytes()) {
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            return Err(TaskError::Failed(e.into()));
-        }
-    }
+    // A report written to stdout moves the table to stderr.
+    let on_stdout = crate::outcome::report_on_stdout([args.report_json.as_deref(), args.report_html.as_deref()]);
+    crate::outcome::say(&text, on_stdout)?;
     if let Some(file) = &args.report_json {
-        let mut json = serde_json::to_string_pretty(&history::render::json(&h, &settings.plan))
-            .map_err(|e| TaskError::Failed(e.into()))?;
-        json.push('\n');
-        harness::atomic::write_report(file, json.as_bytes())?;
+        crate::outcome::write_json_report(file, history::render::json(&h, &settings.plan))?;
     }
     if let Some(file) = &args.report_html {
         harness::atomic::write_report(file, history::html::render(&h, &settings.plan).as_bytes())?;

@@ -106,7 +106,7 @@ pub fn help(field: &str) -> &'static str {
         InputKind::Blis => "The `blis` binary [env: BLIS_BIN]",
         InputKind::Releases => {
             "A folder of BLIS releases: one sub-folder per release, named by its tag, each holding `blis` and \
-             the files it reads from its working directory, as ../shared/blis-releases/unpack.sh lays them out \
+             the files it reads from its working directory \
              (`cargo xtask history`, the gate's blis-release/<tag>/ figures) [env: BLIS_RELEASES]"
         }
     }

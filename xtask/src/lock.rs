@@ -58,7 +58,7 @@ pub struct DiffArgs {
 
 #[derive(clap::Args)]
 pub struct UpdateArgs {
-    /// The team's artifact copy or the upstream checkouts side by side
+    /// A folder holding catalog/, registry/ and scenarios/, or the upstream checkouts side by side
     #[arg(long, value_name = "DIR")]
     from: PathBuf,
     #[arg(long, value_name = "FILE", hide = true)]

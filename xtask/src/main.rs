@@ -20,8 +20,12 @@ use clap::{Parser, Subcommand};
 use harness::task::exit;
 use std::process::ExitCode;
 
+/// The crate version and the commit it was built from (xtask/build.rs), as `--version` prints
+/// it and every gate report records it.
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("XTASK_COMMIT"), ")");
+
 #[derive(Parser)]
-#[command(name = "cargo xtask", about = "Reproduce and audit BLIS's published accuracy figures")]
+#[command(name = "cargo xtask", about = "Reproduce and audit BLIS's published accuracy figures", version = VERSION)]
 struct Cli {
     #[command(subcommand)]
     task: Task,
@@ -60,6 +64,7 @@ enum Task {
 }
 
 fn main() -> ExitCode {
+    harness::version::set(VERSION.to_string());
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {

@@ -1,4 +1,4 @@
-//! The one mapping from a task's end to the process's exit code (README, "Exit codes"): every
+//! The one mapping from a task's end to the process's exit code (docs/exit-codes.md): every
 //! command that can be refused goes through here, so a refusal reads and exits the same way
 //! whichever command met it.
 
@@ -18,4 +18,36 @@ pub fn exit_code(result: Result<u8, TaskError>) -> anyhow::Result<u8> {
         Err(TaskError::Refused(r)) => Ok(refused(&r)),
         Err(TaskError::Failed(e)) => Err(e),
     }
+}
+
+/// Whether any report flag was given `-`: that report owns stdout.
+pub fn report_on_stdout<'a>(paths: impl IntoIterator<Item = Option<&'a std::path::Path>>) -> bool {
+    paths.into_iter().flatten().any(|p| p.as_os_str() == "-")
+}
+
+/// The command's own text: on stdout, or on stderr when a report owns stdout, so the report can
+/// be piped (`--report-json - | python3 -m json.tool`). A closed pipe (`| head`) is the
+/// reader's choice, not a failure.
+pub fn say(text: &str, report_on_stdout: bool) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let written = if report_on_stdout {
+        std::io::stderr().lock().write_all(text.as_bytes())
+    } else {
+        std::io::stdout().lock().write_all(text.as_bytes())
+    };
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
+/// A JSON report (`--report-json FILE`, `-`: stdout), with the build that wrote it under
+/// `tool` (`cargo xtask --version`), pretty-printed and written atomically.
+pub fn write_json_report(path: &std::path::Path, mut report: serde_json::Value) -> anyhow::Result<()> {
+    if let (Some(fields), Some(tool)) = (report.as_object_mut(), harness::version::get()) {
+        fields.insert("tool".into(), tool.into());
+    }
+    let mut text = serde_json::to_string_pretty(&report)?;
+    text.push('\n');
+    harness::atomic::write_report(path, text.as_bytes())
 }

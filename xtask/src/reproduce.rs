@@ -30,7 +30,8 @@ pub struct Args {
     /// Evaluate only these figure ids (an id ending in `/` selects a group).
     #[arg(long, num_args = 1.., value_name = "ID")]
     only: Vec<String>,
-    /// Exit 2 when any figure was refused for a missing input.
+    /// Exit 2 when any figure was refused for an input that exists but was not given (not for
+    /// refusals no input of this tool can lift, nor for figures the inputs given cannot compute).
     #[arg(long)]
     require_all: bool,
     /// Print every figure on its own line (by default: the reproduced and mismatched ones, and
@@ -139,15 +140,24 @@ pub fn run(args: Args) -> Result<u8> {
     if results.is_empty() {
         anyhow::bail!("--only {} selects no figure of {}", args.only.join(" "), manifest_path.display());
     }
-    let paint = if harness::term::stdout_colour() { report::Paint::Ansi } else { report::Paint::Plain };
+    // A report written to stdout (`--report-json -`) owns it: the summary goes to stderr, so
+    // the report can be piped into another program.
+    let report_to_stdout = crate::outcome::report_on_stdout([
+        args.report_json.as_deref(),
+        args.report_md.as_deref(),
+        args.report_html.as_deref(),
+    ]);
+    let say = |text: &str| crate::outcome::say(text, report_to_stdout);
+    let paint =
+        if !report_to_stdout && harness::term::stdout_colour() { report::Paint::Ansi } else { report::Paint::Plain };
     if args.verbose {
-        print!("{}", report::verbose(&results, paint));
+        say(&report::verbose(&results, paint))?;
     } else {
-        print!("{}", report::brief(&results, paint));
+        say(&report::brief(&results, paint))?;
     }
     let reruns = renderer.reruns.take();
     if let Some(text) = reruns_text(&reruns, args.determinism, args.verbose) {
-        print!("{text}");
+        say(&text)?;
     }
     // The baseline comparison: a refusal (no candidate, no corpora) exits 2, a worse figure 1.
     let mut baseline_code = exit::OK;
@@ -159,7 +169,7 @@ pub fn run(args: Args) -> Result<u8> {
             .and_then(|rule| harness::blis::baseline::for_gate(&cx.inputs, path, &rule))
         {
             Ok(cmp) => {
-                print!("\n{}\n{}", cmp.render(), cmp.cache_lines());
+                say(&format!("\n{}\n{}", cmp.render(), cmp.cache_lines()))?;
                 let worse = cmp.worse();
                 if !worse.is_empty() {
                     let names: Vec<&str> = worse.iter().map(|f| f.key.as_str()).collect();
@@ -169,7 +179,7 @@ pub fn run(args: Args) -> Result<u8> {
                 Some(cmp)
             }
             Err(TaskError::Refused(r)) => {
-                println!("\nbaseline comparison refused: {r}");
+                say(&format!("\nbaseline comparison refused: {r}\n"))?;
                 baseline_code = exit::REFUSED;
                 None
             }
@@ -207,7 +217,7 @@ pub fn run(args: Args) -> Result<u8> {
     let summary = report::Summary::of(&results);
     Ok(if summary.mismatched > 0 || baseline_code == exit::FAILED {
         exit::FAILED
-    } else if baseline_code == exit::REFUSED || (args.require_all && summary.refused > 0) {
+    } else if baseline_code == exit::REFUSED || (args.require_all && summary.refused_missing_input > 0) {
         exit::REFUSED
     } else {
         exit::OK
@@ -310,18 +320,32 @@ impl Renderer for ChildProcess<'_> {
         for (kind, path) in flags.given() {
             cmd.arg(kind.flag()).arg(path);
         }
-        let out = cmd.output().with_context(|| format!("starting a process to render `{task}`"))?;
-        if !out.status.success() {
-            anyhow::bail!(
-                "rendering `{task}` exited with {}: {}",
-                out.status,
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-        }
-        // What the BLIS arm said of its runs (points, wall time, time of runs, cached), per rendering.
+        // The child's stderr is read as it comes, so a long BLIS run's progress lines (`blis: `)
+        // reach the user while it runs; the rest is kept for the error message.
         let which = if second { "second" } else { "first" };
-        for line in String::from_utf8_lossy(&out.stderr).lines().filter(|l| l.starts_with("blis: ")) {
-            eprintln!("{task} ({which} rendering): {line}");
+        let mut child = cmd
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .with_context(|| format!("starting a process to render `{task}`"))?;
+        let stderr = child.stderr.take().context("the child's stderr")?;
+        let prefix = format!("{task} ({which} rendering): ");
+        let forward = std::thread::spawn(move || {
+            use std::io::BufRead as _;
+            let mut kept = String::new();
+            for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+                if line.starts_with("blis: ") {
+                    eprintln!("{prefix}{line}");
+                }
+                kept += &line;
+                kept.push('\n');
+            }
+            kept
+        });
+        let out = child.wait_with_output().with_context(|| format!("waiting for the rendering of `{task}`"))?;
+        let stderr = forward.join().unwrap_or_default();
+        if !out.status.success() {
+            anyhow::bail!("rendering `{task}` exited with {}: {}", out.status, stderr.trim());
         }
         if second {
             let path = reruns_path(self.store, task);

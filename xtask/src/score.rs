@@ -8,7 +8,6 @@ use harness::inputs::InputKind;
 use harness::score;
 use harness::task::{exit, TaskError};
 use oracles::tiers::ConfigTier;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 reads! {
@@ -25,7 +24,7 @@ pub struct Args {
     /// others (resolved); default both.
     #[arg(long, value_name = "measured|resolved", value_parser = parse_config_tier)]
     pub config_tier: Option<ConfigTier>,
-    /// Write the coverage-gap report to FILE (never to stdout); needs --catalog and --registry.
+    /// Write the coverage-gap report to FILE (`-`: stdout); needs --catalog and --registry.
     #[arg(long, value_name = "FILE")]
     pub gaps: Option<PathBuf>,
     /// Write the self-contained HTML report (a chart per scored sweep, per-arm charts) here.
@@ -66,6 +65,17 @@ pub fn parse_resamples(text: &str) -> Result<usize, String> {
 
 fn parse_config_tier(text: &str) -> Result<ConfigTier, String> {
     ConfigTier::parse(text).ok_or_else(|| format!("expected measured or resolved, found {text:?}"))
+}
+
+impl Args {
+    /// A report written to stdout moves the table to stderr.
+    fn reports_on_stdout(&self) -> bool {
+        crate::outcome::report_on_stdout([
+            self.gaps.as_deref(),
+            self.report_html.as_deref(),
+            self.records.report_json.as_deref(),
+        ])
+    }
 }
 
 /// A `--baseline-blis` that cannot run is bad input, said before any work (exit 1).
@@ -148,12 +158,7 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
         "{form_lines}{report}\n{}",
         score::settings::defaults_table(&corpora, &scenarios, catalog, &args.framework)
     );
-    // A closed pipe (`| head`) is the reader's choice, not a failure.
-    if let Err(e) = std::io::stdout().lock().write_all(text.as_bytes()) {
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            return Err(TaskError::Failed(e.into()));
-        }
-    }
+    crate::outcome::say(&text, args.reports_on_stdout())?;
     if let Some(file) = &args.report_html {
         let html = harness::report_html::for_score(&scored, &corpora, &arms, Vec::new());
         harness::atomic::write_report(file, html.as_bytes())?;
@@ -189,11 +194,7 @@ fn against_baseline(
     }
     let cmp = harness::blis::baseline::compare_with_inputs(inputs, candidate, baseline, resolved, &rule)?;
     let text = format!("{}\n{}\n{}", score::render::report(&cmp.scored), cmp.render(), cmp.cache_lines());
-    if let Err(e) = std::io::stdout().lock().write_all(text.as_bytes()) {
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            return Err(TaskError::Failed(e.into()));
-        }
-    }
+    crate::outcome::say(&text, args.reports_on_stdout())?;
     if let Some(file) = &args.report_html {
         let html = harness::report_html::for_score(&cmp.scored, resolved.corpora, &cmp.arms, Vec::new());
         harness::atomic::write_report(file, html.as_bytes())?;
@@ -202,10 +203,7 @@ fn against_baseline(
         }
     }
     if let Some(file) = &args.records.report_json {
-        let mut text = serde_json::to_string_pretty(&serde_json::json!({ "baseline_comparison": cmp.json() }))
-            .map_err(|e| TaskError::Failed(e.into()))?;
-        text.push('\n');
-        harness::atomic::write_report(file, text.as_bytes())?;
+        crate::outcome::write_json_report(file, serde_json::json!({ "baseline_comparison": cmp.json() }))?;
     }
     let mut code = exit::OK;
     for (role, side) in [("candidate", &cmp.candidate), ("baseline", &cmp.baseline)] {

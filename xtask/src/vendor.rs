@@ -10,8 +10,8 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["from", "fetch"])))]
 pub struct Args {
-    /// The team's artifact copy (catalog/, registry/, scenarios/) or the upstream checkouts
-    /// side by side (blis-catalog/, blis-registry/, blis-latency-kernel/)
+    /// A folder holding catalog/, registry/ and scenarios/, or the upstream checkouts side by
+    /// side (blis-catalog/, blis-registry/, blis-latency-kernel/)
     #[arg(long, value_name = "DIR")]
     from: Option<PathBuf>,
     /// Clone each upstream at its locked commit instead (needs a network); also fetches the

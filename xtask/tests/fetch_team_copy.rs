@@ -90,7 +90,7 @@ fn main() {
         }),
         _ => Trial::test(name, || Ok(()))
             .with_ignored_flag(true)
-            .with_kind("needs BLIS_MEASUREMENTS and `cargo xtask vendor --from ../shared/blis-artifacts`"),
+            .with_kind("needs BLIS_MEASUREMENTS and the vendored trees (`cargo xtask vendor --from DIR`)"),
     };
     libtest_mimic::run(&args, vec![trial]).exit();
 }

@@ -48,9 +48,15 @@ fn a_release_gates_its_figures_and_names_a_tampered_one(corpora: &Path, blis: &P
     reproduce(corpora, blis)
         .assert()
         .code(0)
-        .stdout(predicate::str::is_match(format!(r"(?m)^ok +{id}  \d+\.\d\d \(published")).unwrap())
         .stdout(
-            predicate::str::is_match(format!(r"(?m)^ok +blis-release/{RELEASE}/all/n-shape  \d+ \(published")).unwrap(),
+            predicate::str::is_match(format!(r"(?m)^ok +{id}  ours \d+\.\d\d, expected \d+\.\d\d \(computed here\)"))
+                .unwrap(),
+        )
+        .stdout(
+            predicate::str::is_match(format!(
+                r"(?m)^ok +blis-release/{RELEASE}/all/n-shape  ours \d+, expected \d+ \(computed here\)$"
+            ))
+            .unwrap(),
         )
         .stdout(predicate::str::contains(" 0 mismatched,"));
     let text = std::fs::read_to_string(support::root().join("harness/figures.yaml"))?;
@@ -63,7 +69,10 @@ fn a_release_gates_its_figures_and_names_a_tampered_one(corpora: &Path, blis: &P
         .arg(&manifest)
         .assert()
         .code(1)
-        .stdout(predicate::str::contains(format!("MISMATCH {id}  published {}, ours {}", t.tampered, t.committed)))
+        .stdout(predicate::str::contains(format!(
+            "MISMATCH {id}  ours {}, expected {} (computed here)",
+            t.committed, t.tampered
+        )))
         .stdout(predicate::str::contains(" 1 mismatched,"));
     Ok(())
 }

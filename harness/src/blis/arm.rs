@@ -453,6 +453,8 @@ pub fn task_sensitivity_with(inputs: &crate::inputs::Inputs, run: Option<RunOpti
     }
     let refusal = coverage.refusal();
     out.refuse(published, &refusal.why, &refusal.what, &refusal.by);
+    // The binary was given: another one could compute these, so --require-all does not fail.
+    out.text(crate::task::REFUSED_KIND, crate::task::GIVEN_INPUT_CANNOT);
     let own = if coverage.modelled == 0 {
         "no row: it models none of them\n".to_string()
     } else {

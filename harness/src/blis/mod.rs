@@ -15,6 +15,7 @@ pub mod deployment;
 pub mod determinism;
 pub mod dialect;
 pub mod double;
+mod heartbeat;
 pub mod lengths;
 pub mod metrics;
 pub mod pool;
@@ -754,6 +755,8 @@ struct Progress {
     /// `Auto` on a terminal outside CI: a bar (points done / total, cached, failed, elapsed,
     /// rate) instead of a line per event; failures still print, above it.
     bar: Option<indicatif::ProgressBar>,
+    /// Quiet without a bar (off a terminal): a line a minute on how far the run is.
+    heartbeat: Option<heartbeat::Heartbeat>,
     cached: AtomicUsize,
     failed: AtomicUsize,
 }
@@ -768,8 +771,10 @@ impl Progress {
             ProgressMode::Auto => ProgressMode::Quiet,
             other => other,
         };
+        let heartbeat = (mode == ProgressMode::Quiet && bar.is_none())
+            .then(|| heartbeat::Heartbeat::new(std::time::Instant::now(), heartbeat::INTERVAL));
         let zero = || AtomicUsize::new(0);
-        Progress { mode, total, finished: zero(), out: Mutex::new(()), bar, cached: zero(), failed: zero() }
+        Progress { mode, total, finished: zero(), out: Mutex::new(()), bar, heartbeat, cached: zero(), failed: zero() }
     }
 
     fn line(&self, text: &str) {
@@ -800,15 +805,20 @@ impl Progress {
             Err(f) if f.kind == FailureKind::NotModelled => ("skip   ", format!(": {}", f.reason)),
             Err(f) => ("failed ", format!(": {}", f.reason)),
         };
+        match &outcome.result {
+            Ok(_) if outcome.cached => self.cached.fetch_add(1, Ordering::Relaxed),
+            Ok(_) => 0,
+            Err(_) => self.failed.fetch_add(1, Ordering::Relaxed),
+        };
+        let (cached, failed) = (self.cached.load(Ordering::Relaxed), self.failed.load(Ordering::Relaxed));
         if let Some(bar) = &self.bar {
-            match &outcome.result {
-                Ok(_) if outcome.cached => self.cached.fetch_add(1, Ordering::Relaxed),
-                Ok(_) => 0,
-                Err(_) => self.failed.fetch_add(1, Ordering::Relaxed),
-            };
-            let (cached, failed) = (self.cached.load(Ordering::Relaxed), self.failed.load(Ordering::Relaxed));
             bar.set_message(format!("cached {cached}, failed {failed}"));
             bar.inc(1);
+        }
+        if let Some(line) =
+            self.heartbeat.as_ref().and_then(|h| h.tick(std::time::Instant::now(), done, self.total, cached, failed))
+        {
+            self.line(&line);
         }
         let show = match self.mode {
             ProgressMode::Lines => true,

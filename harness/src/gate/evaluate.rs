@@ -2,10 +2,10 @@
 //! twice by the `Renderer` (in separate processes, for the CLI) and must come out byte-identical,
 //! then every figure is compared with its published value.
 
-use super::manifest::{Expect, Figure, Manifest};
+use super::manifest::{Expect, ExpectedSource, Figure, Manifest};
 use super::tasks::{self, Context};
 use crate::inputs::{InputKind, Inputs, Refusal};
-use crate::task::{TaskError, TaskOutput, Value, REFUSED_BY, REFUSED_WHAT};
+use crate::task::{TaskError, TaskOutput, Value, GIVEN_INPUT_CANNOT, REFUSED_BY, REFUSED_KIND, REFUSED_WHAT};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -61,14 +61,35 @@ pub enum Status {
 pub struct Need {
     pub what: String,
     pub supplied_by: String,
+    /// No input of this tool can supply it (an external input of the manifest).
+    pub permanent: bool,
+}
+
+/// Why a figure was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefusalKind {
+    /// An input that exists was not given: giving it lifts the refusal.
+    MissingInput,
+    /// The inputs were given, but cannot compute this figure (a release that models only
+    /// some of the sweeps it was published over); another input of the same kind could.
+    GivenInputCannot,
+    /// No input of this tool can supply what it needs (the manifest's external inputs).
+    Permanent,
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct FigureResult {
     pub detail: String,
     pub document: String,
+    /// Whether `published` was published upstream or computed here.
+    pub expected_source: ExpectedSource,
     pub id: String,
     pub ours: Option<String>,
+    /// Why a refused figure was refused (absent for the others); `--require-all` counts only
+    /// `missing_input`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<RefusalKind>,
     pub published: String,
     pub section: String,
     pub status: Status,
@@ -147,7 +168,17 @@ pub fn evaluate_with_blis_points(
             }
         }
     }
-    let results = selected.into_iter().map(|f| judge(manifest, f, cx, &outcomes, &taint)).collect();
+    let results = selected
+        .into_iter()
+        .map(|f| {
+            let mut r = judge(manifest, f, cx, &outcomes, &taint);
+            // Only a refusal has a reason to be refused.
+            if r.status != Status::Refused {
+                r.refusal = None;
+            }
+            r
+        })
+        .collect();
     (results, points)
 }
 
@@ -245,12 +276,13 @@ fn missing_input(manifest: &Manifest, f: &Figure, inputs: &Inputs) -> Option<(St
                     Some(i) => format!("{} not found", i.source_label()),
                     None => "not supplied".to_string(),
                 };
-                let need = Need { what: kind.describe().to_string(), supplied_by: kind.remedy() };
+                let need = Need { what: kind.describe().to_string(), supplied_by: kind.remedy(), permanent: false };
                 return Some((Refusal::new(kind, "this figure", detail).to_string(), need));
             }
         } else if let Some(ext) = manifest.external_inputs.get(need) {
             let text = format!("this figure needs {}: {}", ext.what, ext.supplied_by);
-            return Some((text, Need { what: ext.what.clone(), supplied_by: ext.supplied_by.clone() }));
+            let need = Need { what: ext.what.clone(), supplied_by: ext.supplied_by.clone(), permanent: true };
+            return Some((text, need));
         }
     }
     None
@@ -266,9 +298,11 @@ fn judge(
     let mut result = FigureResult {
         detail: String::new(),
         document: f.document.clone(),
+        expected_source: f.expected_source(),
         id: f.id.clone(),
         ours: None,
         published: f.expect.spelling(),
+        refusal: Some(RefusalKind::MissingInput),
         section: f.section.clone(),
         status: Status::Refused,
         what: f.what.clone(),
@@ -276,11 +310,15 @@ fn judge(
     };
     if let Some((refusal, need)) = missing_input(manifest, f, &cx.inputs) {
         result.detail = refusal;
+        if need.permanent {
+            result.refusal = Some(RefusalKind::Permanent);
+        }
         result.need = Some(need);
         return result;
     }
     let (Some(task), Some(key)) = (f.task.as_deref(), f.key.as_deref()) else {
         result.detail = "no task computes this figure".into();
+        result.refusal = Some(RefusalKind::Permanent);
         return result;
     };
     let needs = tasks::find(task).map_or(&[][..], |d| d.needs);
@@ -318,8 +356,11 @@ fn judge(
             };
             result.status = Status::Refused;
             result.detail = why.clone();
-            result.need =
-                Some(Need { what: text(REFUSED_WHAT), supplied_by: text(REFUSED_BY) }).filter(|n| !n.what.is_empty());
+            if text(REFUSED_KIND) == GIVEN_INPUT_CANNOT {
+                result.refusal = Some(RefusalKind::GivenInputCannot);
+            }
+            result.need = Some(Need { what: text(REFUSED_WHAT), supplied_by: text(REFUSED_BY), permanent: false })
+                .filter(|n| !n.what.is_empty());
             return result;
         }
         result.detail = match output.values.get(&format!("{key}.why")) {

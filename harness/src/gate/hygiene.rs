@@ -7,12 +7,22 @@ use super::manifest::Manifest;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// Where PUBLISHED-FIGURES.md is read from: `BLIS_PUBLISHED_FIGURES`, else the team's copy
-/// beside the workspace (`../shared/docs/`).
-pub fn published_figures_path() -> PathBuf {
-    std::env::var_os("BLIS_PUBLISHED_FIGURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| crate::paths::workspace_root().join("../shared/docs/PUBLISHED-FIGURES.md"))
+/// Where the record of the published figures (PUBLISHED-FIGURES.md) is read from:
+/// `BLIS_PUBLISHED_FIGURES` only. No default: it is not redistributable, so a user names their
+/// own copy (the project's CI sets it, .ci/run).
+pub fn published_figures_path() -> Option<PathBuf> {
+    std::env::var_os("BLIS_PUBLISHED_FIGURES").filter(|v| !v.is_empty()).map(PathBuf::from)
+}
+
+/// Why the document cannot be read, in the words both the gate's line and the test use.
+fn unreadable(doc_path: Option<&Path>) -> String {
+    match doc_path {
+        None => "published digits not checked: set BLIS_PUBLISHED_FIGURES to your copy of PUBLISHED-FIGURES.md".into(),
+        Some(p) => format!(
+            "published digits not checked: BLIS_PUBLISHED_FIGURES names {}, which is not a readable file",
+            crate::paths::display(p)
+        ),
+    }
 }
 
 /// Snapshot names (file stems) present under `dir`.
@@ -101,12 +111,9 @@ pub fn published_digits(manifest: &Manifest, document_name: &str, document: &str
 /// Why the published-digits check cannot run here (the document is not there), if it cannot.
 pub fn digits_unchecked() -> Option<String> {
     let doc_path = published_figures_path();
-    match std::fs::metadata(&doc_path) {
-        Ok(m) if m.is_file() => None,
-        _ => Some(format!(
-            "published digits not checked: PUBLISHED-FIGURES.md not found at {} (set BLIS_PUBLISHED_FIGURES)",
-            crate::paths::display(&doc_path)
-        )),
+    match doc_path.as_deref().map(std::fs::metadata) {
+        Some(Ok(m)) if m.is_file() => None,
+        _ => Some(unreadable(doc_path.as_deref())),
     }
 }
 
@@ -117,15 +124,12 @@ pub fn check(manifest: &Manifest) -> (Vec<String>, Option<String>) {
     let mut problems = missing_snapshots(manifest, &present);
     problems.extend(orphaned_snapshots(manifest, &present, &test_sources()));
     let doc_path = published_figures_path();
-    let skipped = match std::fs::read_to_string(&doc_path) {
-        Ok(doc) => {
+    let skipped = match doc_path.as_deref().map(std::fs::read_to_string) {
+        Some(Ok(doc)) => {
             problems.extend(published_digits(manifest, "PUBLISHED-FIGURES.md", &doc));
             None
         }
-        Err(_) => Some(format!(
-            "PUBLISHED-FIGURES.md not found at {} (set BLIS_PUBLISHED_FIGURES): published digits not checked",
-            crate::paths::display(&doc_path)
-        )),
+        _ => Some(unreadable(doc_path.as_deref())),
     };
     (problems, skipped)
 }

@@ -275,9 +275,29 @@ impl Expect {
     }
 }
 
+/// Where a figure's expected value comes from, so no report calls a value of ours "published".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExpectedSource {
+    /// Upstream published it (its document and section say where).
+    Published,
+    /// Nobody published it: it was computed here and committed to the manifest.
+    ComputedHere,
+}
+
 impl Figure {
     pub fn published_text(&self) -> String {
         self.published_text.clone().unwrap_or_else(|| self.expect.spelling())
+    }
+
+    /// The manifest marks a figure nobody published by its document ("new, computed here ...",
+    /// the release rows included); the manifest's check of itself is ours too.
+    pub fn expected_source(&self) -> ExpectedSource {
+        if self.document.contains("computed here") || self.document == "harness/figures.yaml" {
+            ExpectedSource::ComputedHere
+        } else {
+            ExpectedSource::Published
+        }
     }
 }
 

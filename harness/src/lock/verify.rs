@@ -205,7 +205,7 @@ impl TreeCheck {
                 .push_str(&format!("{}: not checked (pass --measurements DIR or set BLIS_MEASUREMENTS)\n", self.label)),
             Outcome::Absent => out.push_str(&format!(
                 "{}: FAILED: the vendored tree is absent; run `cargo xtask vendor --from DIR` \
-                 (DIR: an upstream checkout or the team's artifact copy, e.g. ../shared/blis-artifacts), \
+                 (DIR: a folder holding the upstream checkouts), \
                  or `cargo xtask vendor --fetch` where a network is available\n",
                 self.label
             )),

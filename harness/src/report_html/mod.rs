@@ -191,7 +191,14 @@ fn tolerance_text(manifest: &Manifest, id: &str) -> String {
         },
         Some(name) => match manifest.tolerances.get(name).and_then(|t| t.abs) {
             Some(abs) => format!("{name} (±{abs})"),
-            None => format!("{name} (half a unit in the last published digit)"),
+            // Computed-here values are held to their last committed digit the same way.
+            None => {
+                let digit = match f.expected_source() {
+                    crate::gate::manifest::ExpectedSource::Published => "published",
+                    crate::gate::manifest::ExpectedSource::ComputedHere => "committed",
+                };
+                format!("{name} (half a unit in the last {digit} digit)")
+            }
         },
     }
 }
@@ -200,13 +207,16 @@ fn tolerance_text(manifest: &Manifest, id: &str) -> String {
 pub fn figure_table(figures: &Figures, anchors: &BTreeSet<String>) -> String {
     let summary = crate::gate::report::Summary::of(figures.results);
     let mut out = format!("<p><strong>{}</strong></p>\n", esc(&summary.line()));
+    if let Some(tool) = crate::version::get() {
+        let _ = writeln!(out, "<p>Written by cargo xtask {}.</p>", esc(tool));
+    }
     let mut by_doc: BTreeMap<&str, Vec<&FigureResult>> = BTreeMap::new();
     for r in figures.results {
         by_doc.entry(&r.document).or_default().push(r);
     }
     for (doc, rows) in by_doc {
         let _ = writeln!(out, "<h3>{}</h3>", esc(doc));
-        out.push_str("<table>\n<thead><tr><th scope=\"col\">figure</th><th scope=\"col\">section</th><th scope=\"col\">status</th><th scope=\"col\">published</th><th scope=\"col\">ours</th><th scope=\"col\">tolerance</th><th scope=\"col\">detail</th></tr></thead>\n<tbody>\n");
+        out.push_str("<table>\n<thead><tr><th scope=\"col\">figure</th><th scope=\"col\">section</th><th scope=\"col\">status</th><th scope=\"col\">expected</th><th scope=\"col\">source</th><th scope=\"col\">ours</th><th scope=\"col\">tolerance</th><th scope=\"col\">detail</th></tr></thead>\n<tbody>\n");
         for r in rows {
             let class = match r.status {
                 Status::Ok => "ok",
@@ -219,11 +229,12 @@ pub fn figure_table(figures: &Figures, anchors: &BTreeSet<String>) -> String {
             };
             let _ = writeln!(
                 out,
-                "<tr id=\"fig-{}\"><td>{figure}</td><td>{}</td><td class=\"{class}\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr id=\"fig-{}\"><td>{figure}</td><td>{}</td><td class=\"{class}\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
                 views::slug(&r.id),
                 esc(&r.section),
                 status_word(r.status),
                 esc(&r.published),
+                crate::gate::report::source_word(r.expected_source),
                 esc(r.ours.as_deref().unwrap_or("")),
                 esc(&tolerance_text(figures.manifest, &r.id)),
                 esc(&r.detail)

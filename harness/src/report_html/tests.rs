@@ -115,9 +115,11 @@ fn figure(id: &str, status: Status, published: &str, ours: Option<&str>, detail:
     FigureResult {
         detail: detail.into(),
         document: "PUBLISHED-FIGURES.md".into(),
+        expected_source: crate::gate::manifest::ExpectedSource::Published,
         id: id.into(),
         need: None,
         ours: ours.map(String::from),
+        refusal: (status == Status::Refused).then_some(crate::gate::evaluate::RefusalKind::MissingInput),
         published: published.into(),
         section: "3".into(),
         status,

@@ -74,6 +74,8 @@ pub fn task_headline(inputs: &Inputs, config_tier: Option<ConfigTier>, blis: Bli
                 .map(|k| k.replace(".aisimulate.", ".blis."))
                 .collect();
             out.refuse(keys, &r.why, &r.what, &r.by);
+            // The binary was given: another one could compute these (--require-all passes).
+            out.text(crate::task::REFUSED_KIND, crate::task::GIVEN_INPUT_CANNOT);
         }
     }
     out.report = split.report();

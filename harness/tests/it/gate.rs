@@ -99,6 +99,11 @@ fn inputs_with_dirs(dir: &Path) -> Inputs {
 }
 
 fn run(manifest_text: &str, renderer: &Scripted) -> Vec<harness::gate::FigureResult> {
+    run_only(manifest_text, renderer, &[])
+}
+
+/// `run` with any renderer, evaluating only the figures `only` selects.
+fn run_only(manifest_text: &str, renderer: &dyn Renderer, only: &[String]) -> Vec<harness::gate::FigureResult> {
     let dir = tempfile::tempdir().unwrap();
     let manifest = Manifest::parse(manifest_text, Path::new("test.yaml"), &harness::gate::tasks::names()).unwrap();
     let cx = Context {
@@ -106,7 +111,7 @@ fn run(manifest_text: &str, renderer: &Scripted) -> Vec<harness::gate::FigureRes
         manifest: "test.yaml".into(),
         lock: harness::lock::default_lock_path(),
     };
-    evaluate(&manifest, &cx, renderer, &GateOptions { only: &[] }, &mut |_, _, _| {})
+    evaluate(&manifest, &cx, renderer, &GateOptions { only }, &mut |_, _, _| {})
 }
 
 fn status_of(results: &[harness::gate::FigureResult], id: &str) -> (Status, String) {
@@ -126,7 +131,10 @@ fn values_within_tolerance_reproduce_and_missing_inputs_are_refused_with_their_f
     let (status, line) = status_of(&results, "c/guard");
     assert_eq!(status, Status::Refused);
     assert!(line.contains("NVIDIA's parquet tables"), "{line}");
-    assert_eq!(report::Summary::of(&results).line(), "5 reproduced, 0 mismatched, 2 refused");
+    assert_eq!(
+        report::Summary::of(&results).line(),
+        "5 reproduced, 0 mismatched, 2 refused (1 of them permanently: no input here can supply them)"
+    );
 }
 
 #[test]
@@ -135,7 +143,7 @@ fn one_edited_digit_of_a_published_value_is_a_mismatch_naming_the_figure() {
     let results = run(&edited, &Scripted::new(good_outputs()));
     let (status, line) = status_of(&results, "e/shape");
     assert_eq!(status, Status::Mismatch);
-    assert!(line.starts_with("MISMATCH e/shape  published 10.06, ours 10.05"), "{line}");
+    assert!(line.starts_with("MISMATCH e/shape  ours 10.05, published 10.06 (PUBLISHED-FIGURES.md §1)"), "{line}");
 }
 
 #[test]
@@ -280,12 +288,75 @@ fn the_brief_output_lists_what_ran_and_groups_refusals_by_the_input_they_need() 
     let results = run(MANIFEST, &Scripted::new(good_outputs()));
     let text = report::brief(&results, report::Paint::Plain);
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines.contains(&"ok       e/shape  10.05 (published 10.05; tolerance ±0.005)"), "{text}");
-    assert!(lines.contains(&"refused  1 figure needs a `blis` binary: pass --blis PATH or set BLIS_BIN"), "{text}");
-    assert!(lines.contains(&"refused  1 figure needs NVIDIA's parquet tables: no flag supplies it"), "{text}");
+    assert!(
+        lines.contains(&"ok       e/shape  ours 10.05, published 10.05 (PUBLISHED-FIGURES.md §1); tolerance ±0.005"),
+        "{text}"
+    );
+    assert!(lines.contains(&"refused  1 figure lacks a `blis` binary: pass --blis PATH or set BLIS_BIN"), "{text}");
+    // The permanent refusal comes after the ones an input would lift, under its own heading.
+    let permanent = lines.iter().position(|l| l.starts_with("refused  1 figure permanently: ")).expect(&text);
+    assert_eq!(lines[permanent + 1], "           1 lacks NVIDIA's parquet tables: no flag supplies it", "{text}");
+    assert!(lines.iter().position(|l| l.contains("`blis` binary")).unwrap() < permanent, "{text}");
     assert!(!text.contains("h/blis"), "a refused figure is counted, not listed: {text}");
-    assert_eq!(lines.last(), Some(&"5 reproduced, 0 mismatched, 2 refused"));
+    assert_eq!(
+        lines.last(),
+        Some(&"5 reproduced, 0 mismatched, 2 refused (1 of them permanently: no input here can supply them)")
+    );
     assert!(!text.contains('\x1b'), "plain text has no escapes");
+}
+
+/// A task that refuses by itself gives a whole sentence: the brief line quotes it after a colon
+/// instead of reading "figures lack <a sentence with its own verb>".
+#[test]
+fn a_task_that_refuses_by_itself_is_quoted_not_conjugated() {
+    struct Refusing;
+    impl Renderer for Refusing {
+        fn render(&self, task: &str) -> anyhow::Result<String> {
+            Ok(match task {
+                "headline" => Rendered::Refused("the tagged releases' figures need a folder of releases".into()),
+                _ => Rendered::Output(output(&[])),
+            }
+            .to_json())
+        }
+    }
+    let results = run_only(MANIFEST, &Refusing, &["h/scenarios".into()]);
+    let text = report::brief(&results, report::Paint::Plain);
+    assert_eq!(text.lines().next(), Some("refused  1 figure: the tagged releases' figures need a folder of releases"));
+    assert_eq!(report::Summary::of(&results).refused_missing_input, 1, "{text}");
+}
+
+/// Issue 32: a value nobody published is never called published, in any report.
+#[test]
+fn a_value_computed_here_is_expected_not_published_in_every_report() {
+    let computed = MANIFEST.replace(
+        "{id: e/n, what: \"n\", document: PUBLISHED-FIGURES.md, section: \"1\"",
+        "{id: e/n, what: \"n\", document: \"intervals (new, computed here)\", section: \"-\"",
+    );
+    assert_ne!(computed, MANIFEST);
+    let results = run(&computed, &Scripted::new(good_outputs()));
+    let (_, line) = status_of(&results, "e/n");
+    assert_eq!(line, "ok       e/n  ours 878, expected 878 (computed here)");
+    let (_, line) = status_of(&results, "e/fails");
+    assert_eq!(line, "ok       e/fails  ours true, published true (PUBLISHED-FIGURES.md §1)");
+    let json: serde_json::Value = serde_json::from_str(&report::json(&results)).unwrap();
+    let source = |id: &str| {
+        let figures = json["figures"].as_array().unwrap();
+        figures.iter().find(|f| f["id"] == id).unwrap()["expected_source"].clone()
+    };
+    assert_eq!(source("e/n"), "computed_here");
+    assert_eq!(source("e/shape"), "published");
+    assert_eq!(json["summary"]["refused_permanently"], 1);
+    assert_eq!(json["summary"]["refused_missing_input"], 1);
+    let refusal = |id: &str| {
+        let figures = json["figures"].as_array().unwrap();
+        figures.iter().find(|f| f["id"] == id).unwrap().get("refusal").cloned()
+    };
+    assert_eq!(refusal("c/guard"), Some("permanent".into()));
+    assert_eq!(refusal("h/blis"), Some("missing_input".into()));
+    assert_eq!(refusal("e/n"), None, "only a refused figure has a refusal");
+    let md = report::markdown(&results);
+    assert!(md.contains("| - | `e/n` | ok | 878 | computed here | 878 |"), "{md}");
+    assert!(md.contains("| 1 | `e/shape` | ok | 10.05 | published | 10.05 |"), "{md}");
 }
 
 #[test]
@@ -293,8 +364,8 @@ fn colour_marks_each_status_word_and_keeps_the_columns() {
     let edited = MANIFEST.replace(r#"number: "10.05""#, r#"number: "10.06""#);
     let results = run(&edited, &Scripted::new(good_outputs()));
     let text = report::verbose(&results, report::Paint::Ansi);
-    assert!(text.contains("\x1b[1;31mMISMATCH\x1b[0m e/shape  published 10.06"), "{text}");
-    assert!(text.contains("\x1b[32mok\x1b[0m       e/n  878"), "{text}");
+    assert!(text.contains("\x1b[1;31mMISMATCH\x1b[0m e/shape  ours 10.05, published 10.06"), "{text}");
+    assert!(text.contains("\x1b[32mok\x1b[0m       e/n  ours 878"), "{text}");
     assert!(text.contains("\x1b[33mrefused\x1b[0m  h/blis  "), "{text}");
     let plain = report::verbose(&results, report::Paint::Plain);
     assert_eq!(plain, report::text(&results));
@@ -323,6 +394,7 @@ figures:
             ("all.blis.tpot_shape.refused", Value::Text(format!("published over more; it models {by}"))),
             ("refused.what", Value::Text("a blis that models every sweep; R models only".into())),
             ("refused.by", Value::Text(by.into())),
+            ("refused.kind", Value::Text("given-input-cannot".into())),
         ])
     };
     let outputs = BTreeMap::from([("headline", refusing("9 of 113")), ("headline-measured", refusing("2 of 68"))]);
@@ -335,9 +407,13 @@ figures:
     let text = report::brief(&results, report::Paint::Plain);
     assert!(
         text.lines()
-            .any(|l| l == "refused  2 figures need a blis that models every sweep; R models only: 9 of 113; 2 of 68"),
+            .any(|l| l == "refused  2 figures lack a blis that models every sweep; R models only: 9 of 113; 2 of 68"),
         "{text}"
     );
+    // The binary was given and cannot compute them: --require-all does not count them.
+    let summary = report::Summary::of(&results);
+    assert_eq!((summary.refused, summary.refused_given_input_cannot, summary.refused_missing_input), (2, 2, 0));
+    assert!(summary.line().ends_with("2 refused (2 beyond what the inputs given can compute)"), "{}", summary.line());
 }
 
 const RELEASE_ROWS: &str = r#"

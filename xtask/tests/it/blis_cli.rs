@@ -281,8 +281,15 @@ fn ctrl_c_stops_every_point_and_removes_its_directory() {
 #[test]
 fn report_json_dash_goes_to_stdout() {
     let checkout = Checkout::new();
-    let out = stdout(checkout.run_points(&["--no-cache", "--report-json", "-"]));
-    assert!(out.contains("\"binary_sha256\""), "{out}");
+    let mut cmd = checkout.run_points(&["--no-cache", "--report-json", "-"]);
+    let assert = cmd.assert().success();
+    let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    // The report owns stdout (it parses whole); the per-point table goes to stderr.
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert!(report["binary_sha256"].is_string(), "{out}");
+    assert!(report["tool"].as_str().is_some_and(|t| t.contains("(commit ")), "{out}");
+    let err = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("tpot_ms="), "{err}");
     assert!(!checkout.dir.path().join("-").exists(), "a file named `-` was written");
 }
 

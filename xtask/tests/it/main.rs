@@ -11,6 +11,7 @@ mod flags_cli;
 mod formatting;
 mod lock_cli;
 mod naming_cli;
+mod readme;
 mod reproduce_cli;
 mod score_cli;
 mod workspace_root;

@@ -46,7 +46,10 @@ impl Reproduce {
 }
 
 fn summary_line() -> impl Predicate<str> {
-    predicate::str::is_match(r"(?m)^\d+ reproduced, \d+ mismatched, \d+ refused$").unwrap()
+    predicate::str::is_match(
+        r"(?m)^\d+ reproduced, \d+ mismatched, \d+ refused( \(\d+ of them permanently: no input here can supply them\))?$",
+    )
+    .unwrap()
 }
 
 /// The committed manifest with one edit, written to a temp file.
@@ -64,11 +67,12 @@ fn fresh_clone_prints_one_screen_grouping_refusals_by_the_input_they_need() {
         .assert()
         .code(0)
         .stdout(summary_line())
-        .stdout(predicate::str::is_match(r"(?m)^ok +fixtures/numpy-seed0-randint  991 866 936 1011 886").unwrap())
+        .stdout(predicate::str::is_match(r"(?m)^ok +fixtures/numpy-seed0-randint  ours 991 866 936 1011 886, published 991 866 936 1011 886 \(PUBLISHED-FIGURES.md §2\)$").unwrap())
         .stdout(predicate::str::is_match(
-            r"(?m)^refused +\d+ figures need the measurement corpora: pass --measurements DIR or set BLIS_MEASUREMENTS, or run `cargo xtask vendor --fetch`",
+            r"(?m)^refused +\d+ figures lack the measurement corpora: pass --measurements DIR or set BLIS_MEASUREMENTS, or run `cargo xtask vendor --fetch`",
         ).unwrap())
-        .stdout(predicate::str::is_match(r"(?m)^refused +\d+ figures need a `blis` binary: pass --blis PATH or set BLIS_BIN$").unwrap())
+        .stdout(predicate::str::is_match(r"(?m)^refused +\d+ figures lack a `blis` binary: pass --blis PATH or set BLIS_BIN$").unwrap())
+        .stdout(predicate::str::is_match(r"(?m)^refused +\d+ figures permanently: no input of this tool can supply").unwrap())
         .stdout(predicate::str::contains("refused  headline/").not())
         .stdout(predicate::str::contains("\x1b").not())
         .stderr(predicate::str::contains("\x1b").not());
@@ -103,7 +107,7 @@ fn fresh_clone_verbose_exits_zero_runs_the_embedded_figures_and_refuses_the_rest
         .code(0)
         .stdout(summary_line())
         .stdout(predicate::str::contains(" 0 mismatched,"))
-        .stdout(predicate::str::is_match(r"(?m)^ok +fixtures/numpy-seed0-randint  991 866 936 1011 886").unwrap())
+        .stdout(predicate::str::is_match(r"(?m)^ok +fixtures/numpy-seed0-randint  ours 991 866 936 1011 886, published 991 866 936 1011 886 \(PUBLISHED-FIGURES.md §2\)$").unwrap())
         .stdout(predicate::str::is_match(r"(?m)^ok +definitions/aisimulate-test-rows").unwrap())
         .stdout(predicate::str::is_match(r"(?m)^ok +gate/manifest-consistent").unwrap())
         .stdout(
@@ -138,7 +142,7 @@ fn one_edited_published_digit_exits_one_naming_the_figure() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
-            "MISMATCH fixtures/numpy-seed0-randint  published 991 866 936 1011 887, ours 991 866 936 1011 886",
+            "MISMATCH fixtures/numpy-seed0-randint  ours 991 866 936 1011 886, published 991 866 936 1011 887 (PUBLISHED-FIGURES.md",
         ))
         .stdout(predicate::str::contains(" 1 mismatched,"));
 }
@@ -177,7 +181,7 @@ fn reports_are_written_as_markdown_tables_per_document_and_stable_json() {
     let md = std::fs::read_to_string(&md).unwrap();
     assert!(
         md.contains("## PUBLISHED-FIGURES.md\n")
-            && md.contains("| section | figure | status | published | ours | detail |"),
+            && md.contains("| section | figure | status | expected | source | ours | detail |"),
         "{md}"
     );
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -254,8 +258,85 @@ fn the_manifest_figure_says_when_the_published_digits_could_not_be_checked() {
         .assert()
         .code(0)
         .stdout(predicate::str::is_match(
-            r"(?m)^ok +gate/manifest-consistent .*published digits not checked: PUBLISHED-FIGURES.md not found at /nonexistent/PUBLISHED-FIGURES.md",
+            r"(?m)^ok +gate/manifest-consistent .*published digits not checked: BLIS_PUBLISHED_FIGURES names /nonexistent/PUBLISHED-FIGURES.md, which is not a readable file",
         ).unwrap());
+    // Unset, the line says which variable to set, and names no path of anyone's machine.
+    Reproduce::fresh()
+        .args(["--only", "gate/manifest-consistent"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "published digits not checked: set BLIS_PUBLISHED_FIGURES to your copy of PUBLISHED-FIGURES.md",
+        ))
+        .stdout(predicate::str::contains("shared").not());
+}
+
+/// Issue 32: refusals no input can lift are counted apart, and `--require-all` passes over them.
+#[test]
+fn require_all_passes_when_only_permanent_refusals_remain() {
+    Reproduce::fresh()
+        .args(["--only", "calibration/decode-attention-h200-gqa-all", "fixtures/", "--require-all"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("refused  1 figure permanently: no input of this tool can supply"))
+        .stdout(predicate::str::contains(", 1 refused (1 of them permanently: no input here can supply them)"));
+}
+
+/// Issue 32: `--version` names the commit the binary was built from, and every report records it.
+#[test]
+fn version_names_the_commit_and_the_reports_record_it() {
+    let assert = crate::support::xtask(&workspace_root()).arg("--version").assert().code(0);
+    let version = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let re = regex_lite(&version);
+    assert!(re, "{version:?}");
+    let head = std::process::Command::new("git").args(["rev-parse", "HEAD"]).current_dir(workspace_root()).output();
+    if let Some(head) = head.ok().filter(|o| o.status.success()) {
+        let head = String::from_utf8(head.stdout).unwrap();
+        assert!(version.contains(head.trim()), "{version:?} is not built from HEAD {head}");
+    }
+    let built = version.trim().strip_prefix("cargo xtask ").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (md, html) = (dir.path().join("r.md"), dir.path().join("r.html"));
+    let assert = Reproduce::fresh()
+        .args(["--only", "fixtures/", "--report-json", "-", "--report-md"])
+        .arg(&md)
+        .arg("--report-html")
+        .arg(&html)
+        .assert()
+        .code(0);
+    let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert_eq!(json["tool"], built);
+    assert!(std::fs::read_to_string(&md).unwrap().contains(&format!("Written by cargo xtask {built}.")));
+    assert!(std::fs::read_to_string(&html).unwrap().contains(&format!("Written by cargo xtask {built}.")));
+}
+
+/// `cargo xtask 0.1.0 (commit <40 hex>|unknown)`.
+fn regex_lite(version: &str) -> bool {
+    let Some(rest) = version.strip_prefix("cargo xtask ").and_then(|r| r.strip_suffix(")\n")) else {
+        return false;
+    };
+    let Some((semver, commit)) = rest.split_once(" (commit ") else { return false };
+    semver == env!("CARGO_PKG_VERSION")
+        && (commit == "unknown" || (commit.len() == 40 && commit.chars().all(|c| c.is_ascii_hexdigit())))
+}
+
+/// Issue 32: a report on stdout owns stdout, so it can be piped; the summary goes to stderr.
+#[test]
+fn a_report_on_stdout_pipes_and_the_summary_goes_to_stderr() {
+    for flag in ["--report-json", "--report-md", "--report-html"] {
+        let assert =
+            Reproduce::fresh().args(["--only", "fixtures/", flag, "-"]).assert().code(0).stderr(summary_line());
+        let stdout = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+        assert!(!summary_line().eval(&stdout), "{flag}: the summary is not on stdout:\n{stdout}");
+        match flag {
+            "--report-json" => {
+                let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+                assert_eq!(report["schema"], 1, "{stdout}");
+            }
+            "--report-md" => assert!(stdout.starts_with("# blis-repro: published figures"), "{stdout}"),
+            _ => assert!(stdout.starts_with("<!DOCTYPE html>"), "{stdout}"),
+        }
+    }
 }
 
 #[test]
@@ -282,14 +363,4 @@ fn a_report_to_a_fifo_is_refused_and_the_fifo_stays() {
         .stderr(predicate::str::contains("refusing to replace a FIFO"));
     use std::os::unix::fs::FileTypeExt;
     assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
-}
-
-#[test]
-fn a_report_to_dash_goes_to_stdout() {
-    Reproduce::fresh()
-        .args(["--only", "fixtures/", "--report-json", "-"])
-        .assert()
-        .code(0)
-        .stdout(predicate::str::contains("8 reproduced, 0 mismatched, 0 refused"))
-        .stdout(predicate::str::contains("\"schema\": 1"));
 }

@@ -13,7 +13,23 @@ pub fn root() -> PathBuf {
 
 /// The xtask binary started from `cwd`, with every `BLIS_*` variable and `CI` cleared.
 pub fn xtask_std(cwd: &Path) -> std::process::Command {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("xtask"));
+    isolated(std::process::Command::new(assert_cmd::cargo::cargo_bin!("xtask")), cwd)
+}
+
+/// `script` run by bash with the same isolation, where `cargo xtask ARGS` runs this build's
+/// xtask binary with ARGS (any other `cargo` command is refused with exit 127): how a user's
+/// shell runs a documented command line, pipes included.
+pub fn xtask_shell(cwd: &Path, script: &str) -> std::process::Command {
+    let mut cmd = isolated(std::process::Command::new("bash"), cwd);
+    let prelude = r#"set -o pipefail
+cargo() { if [ "$1" = xtask ]; then shift; "$XTASK_BIN" "$@"; else echo "only cargo xtask runs here" >&2; return 127; fi; }
+"#;
+    cmd.arg("-c").arg(format!("{prelude}{script}"));
+    cmd.env("XTASK_BIN", assert_cmd::cargo::cargo_bin!("xtask"));
+    cmd
+}
+
+fn isolated(mut cmd: std::process::Command, cwd: &Path) -> std::process::Command {
     cmd.current_dir(cwd);
     for (name, _) in std::env::vars_os() {
         if name.to_string_lossy().starts_with("BLIS_") {
@@ -45,7 +61,7 @@ pub fn team_inputs() -> Result<PathBuf, String> {
         .ok_or("needs BLIS_MEASUREMENTS (the team's corpora)")?;
     let trees = root().join("testdata");
     if !["catalog", "registry", "scenarios"].iter().all(|t| trees.join(t).is_dir()) {
-        return Err("needs the vendored trees (`cargo xtask vendor --from ../shared/blis-artifacts`)".into());
+        return Err("needs the vendored trees (`cargo xtask vendor --from DIR`, docs/inputs.md)".into());
     }
     Ok(corpora)
 }
