@@ -9,14 +9,15 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// A point's estimated simulation cost, in arbitrary units: `N (isl + osl) (N + 16) (tp + 4)`.
+/// A point's estimated simulation cost, in arbitrary units:
+/// `N (isl + osl) (min(N, max_num_seqs) + 16) (tp + 4)`.
 ///
 /// `N (isl + osl)` is the tokens its `12N` requests carry (up to the constant); the simulator's
-/// work per token also grows with the batch it shares a step with (`N + 16`) and with the
-/// tensor-parallel degree the scenario states (`tp + 4`). Fitted to the CPU time of the 41
-/// points two real releases model (inference-sim f90a1e3a and v0.7.13): the time grows about as
-/// N^1.55 and tp^0.4 at fixed tokens; docs/speed.md says how well this predicts. Only
-/// scheduling and shard plans read it.
+/// work per token also grows with the batch it shares a step with (`min(N, max_num_seqs) + 16`)
+/// and with the tensor-parallel degree the scenario states (`tp + 4`). Fitted to the CPU time
+/// of the 41 points two real releases model (inference-sim f90a1e3a and v0.7.13, N 4 to 64):
+/// the time grows about as N^1.55 and tp^0.4 at fixed tokens, and up to N = 256 at least as
+/// fast; docs/speed.md says how well this predicts. Only scheduling and shard plans read it.
 pub fn estimate(point: &PointSpec, tp: u64) -> u64 {
     let n = u64::from(point.concurrency);
     let tokens = u64::from(point.isl) + u64::from(point.osl);
@@ -197,7 +198,7 @@ pub fn bench_shards(
         let keys_from = if opts.is_some() { "the binary's content keys" } else { "point texts as keys (no --blis)" };
         let _ = writeln!(
             out,
-            "{}: {} points, {} planned ({} distinct, {keys_from}); cost model N (isl + osl) (N + 16) (tp + 4)",
+            "{}: {} points, {} planned ({} distinct, {keys_from}); cost model N (isl + osl) (min(N, max_num_seqs) + 16) (tp + 4)",
             set.name,
             set.points.len(),
             planned.len(),
