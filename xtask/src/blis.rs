@@ -15,8 +15,9 @@ use std::time::Duration;
 pub struct RunArgs {
     #[command(flatten)]
     pub pool: PoolArgs,
-    /// Run only the points whose content key falls in shard I of N (1-based); its points are
-    /// for `cache merge`, so not with --no-cache
+    /// Run only shard I of N (1-based): the points a longest-first plan over their estimated
+    /// costs gives it, so the N shards get equal work; its points are for `cache merge`, so not
+    /// with --no-cache
     #[arg(long, value_name = "I/N", value_parser = parse_shard, conflicts_with = "no_cache")]
     pub shard: Option<Shard>,
     /// Working directory of `blis run` (the blis checkout, for defaults.yaml) [default: the binary's directory]

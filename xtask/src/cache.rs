@@ -17,7 +17,7 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         into: Option<PathBuf>,
     },
-    /// Count entries and verify every checksum.
+    /// Count entries, verify every checksum, and sum the run costs the entries recorded.
     Stats {
         /// [default: target-cache/blis]
         dir: Option<PathBuf>,
@@ -55,6 +55,20 @@ pub fn run(cmd: Command) -> Result<u8> {
                 stats.corrupt.len(),
                 stats.old_format
             );
+            let c = &stats.costs;
+            if c.with_cost > 0 {
+                let longest = c
+                    .longest
+                    .as_ref()
+                    .map(|(s, key)| format!(", longest {s:.2} s ({})", &key[..12]))
+                    .unwrap_or_default();
+                println!(
+                    "recorded run costs: {} entries, {:.2} s wall, {:.2} s CPU over the {} with CPU time{longest}; {} without a recorded cost",
+                    c.with_cost, c.wall_s, c.cpu_s, c.with_cpu, c.without_cost
+                );
+            } else {
+                println!("recorded run costs: none ({} entries without a recorded cost)", c.without_cost);
+            }
             for path in &stats.corrupt {
                 println!("corrupt: {}", harness::paths::display(path));
             }

@@ -336,7 +336,7 @@ pub fn missing_points(plan: &Plan, report: &RunReport) -> Vec<String> {
 
 /// Sweeps whose measured TPOT relative strictly increases with concurrency (the sensitivity
 /// table's "monotone" points, docs/upstream.md §9; the scorer's `ScoredSweep::monotone`).
-fn is_monotone(sweep: &crate::corpus::e2e::Sweep) -> bool {
+pub(crate) fn is_monotone(sweep: &crate::corpus::e2e::Sweep) -> bool {
     let mut points: Vec<_> = sweep.points.iter().collect();
     points.sort_by_key(|p| p.concurrency);
     let rel: Option<Vec<f64>> = points.iter().map(|p| p.measured_tpot_relative).collect();

@@ -126,6 +126,40 @@ struct Entry {
     checksum: String,
     /// SHA-256 of the metrics file the simulator wrote.
     metrics_sha256: String,
+    /// What the run that made the entry cost. Outside the key and the checksum (two runs of one
+    /// point agree on the record, not on the time), never read into a figure; absent in entries
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cost: Option<PointCost>,
+}
+
+/// What one simulation of a point cost: the child's wall time from start to exit and its CPU
+/// time (user + system), in seconds. Only for scheduling and the shard bench
+/// (docs/blis-arm.md, Shards): it varies run to run, so no figure or rendering reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PointCost {
+    pub wall_s: f64,
+    /// `None` where the platform gives no per-child CPU time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_s: Option<f64>,
+}
+
+impl PointCost {
+    pub fn of(cost: super::pool::ChildCost) -> PointCost {
+        PointCost { wall_s: cost.wall.as_secs_f64(), cpu_s: cost.cpu.map(|c| c.as_secs_f64()) }
+    }
+
+    /// A time that is not a finite, non-negative number of seconds is damage, not a time.
+    fn check(&self) -> Result<()> {
+        let ok = |v: f64| v.is_finite() && v >= 0.0;
+        if !ok(self.wall_s) {
+            bail!("cost.wall_s is {}, expected a non-negative number of seconds", self.wall_s);
+        }
+        if let Some(cpu) = self.cpu_s.filter(|v| !ok(*v)) {
+            bail!("cost.cpu_s is {cpu}, expected a non-negative number of seconds");
+        }
+        Ok(())
+    }
 }
 
 /// Only the format field: what an entry of any format has.
@@ -139,6 +173,8 @@ struct AnyFormat {
 pub struct Record {
     pub file: MetricsFile,
     pub metrics_sha256: String,
+    /// What the run that made it cost (`None`: not recorded).
+    pub cost: Option<PointCost>,
 }
 
 pub enum Lookup {
@@ -181,9 +217,15 @@ impl Cache {
         }
     }
 
-    /// Stores the record read from a metrics file whose bytes hash to `metrics_sha256`.
+    /// Stores the record read from a metrics file whose bytes hash to `metrics_sha256`, without
+    /// a cost.
     pub fn put(&self, key: &str, file: &MetricsFile, metrics_sha256: &str) -> Result<()> {
-        crate::atomic::write(&self.entry_path(key), &encode(key, file, metrics_sha256)?)
+        crate::atomic::write(&self.entry_path(key), &encode(key, file, metrics_sha256, None)?)
+    }
+
+    /// Stores a record with what its run cost.
+    pub fn store(&self, key: &str, record: &Record) -> Result<()> {
+        crate::atomic::write(&self.entry_path(key), &encode(key, &record.file, &record.metrics_sha256, record.cost)?)
     }
 
     fn put_bytes(&self, key: &str, bytes: &[u8]) -> Result<()> {
@@ -230,7 +272,7 @@ fn checksum(text: &str) -> String {
     hex(&Sha256::digest(text.as_bytes()))
 }
 
-pub fn encode(key: &str, file: &MetricsFile, metrics_sha256: &str) -> Result<Vec<u8>> {
+pub fn encode(key: &str, file: &MetricsFile, metrics_sha256: &str, cost: Option<PointCost>) -> Result<Vec<u8>> {
     let record = serde_json::to_string(file)?;
     let entry = Entry {
         format: FORMAT.into(),
@@ -238,6 +280,7 @@ pub fn encode(key: &str, file: &MetricsFile, metrics_sha256: &str) -> Result<Vec
         checksum: checksum(&record),
         record,
         metrics_sha256: metrics_sha256.into(),
+        cost,
     };
     let mut bytes = serde_json::to_vec_pretty(&entry)?;
     bytes.push(b'\n');
@@ -275,8 +318,11 @@ pub fn decode(bytes: &[u8], expected_key: &str) -> Result<Record, DecodeError> {
     if checksum(&entry.record) != entry.checksum {
         return Err(corrupt(anyhow::anyhow!("checksum mismatch")));
     }
+    if let Some(cost) = &entry.cost {
+        cost.check().map_err(corrupt)?;
+    }
     let file = super::metrics::parse(&entry.record).context("the record").map_err(corrupt)?;
-    Ok(Record { file, metrics_sha256: entry.metrics_sha256 })
+    Ok(Record { file, metrics_sha256: entry.metrics_sha256, cost: entry.cost })
 }
 
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -370,13 +416,46 @@ fn same_record(a: &Record, b: &Record) -> bool {
         && serde_json::to_string(&a.file).ok().is_some_and(|t| Some(t) == serde_json::to_string(&b.file).ok())
 }
 
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq)]
 pub struct CacheStats {
     pub entries: usize,
     pub corrupt: Vec<PathBuf>,
     /// Entries of an earlier format (a run recomputes them).
     pub old_format: usize,
     pub bytes: u64,
+    /// Over the verified entries that record what their run cost.
+    pub costs: CostSummary,
+}
+
+/// What the verified entries' runs cost, summed (entries without a cost are counted apart).
+#[derive(Debug, Default, PartialEq)]
+pub struct CostSummary {
+    pub with_cost: usize,
+    pub without_cost: usize,
+    pub wall_s: f64,
+    /// Over the entries that record CPU time (`with_cpu` of them).
+    pub cpu_s: f64,
+    pub with_cpu: usize,
+    /// The longest single run, in seconds, and its key.
+    pub longest: Option<(f64, String)>,
+}
+
+impl CostSummary {
+    fn add(&mut self, key: &str, cost: Option<PointCost>) {
+        let Some(cost) = cost else {
+            self.without_cost += 1;
+            return;
+        };
+        self.with_cost += 1;
+        self.wall_s += cost.wall_s;
+        if let Some(cpu) = cost.cpu_s {
+            self.cpu_s += cpu;
+            self.with_cpu += 1;
+        }
+        if self.longest.as_ref().is_none_or(|(s, _)| cost.wall_s > *s) {
+            self.longest = Some((cost.wall_s, key.to_string()));
+        }
+    }
 }
 
 /// Counts and verifies every entry of `dir`, which must be a directory. An entry that cannot
@@ -392,7 +471,7 @@ pub fn stats(dir: &Path) -> Result<CacheStats> {
         };
         stats.bytes += bytes.len() as u64;
         match decode(&bytes, &key) {
-            Ok(_) => {}
+            Ok(record) => stats.costs.add(&key, record.cost),
             Err(DecodeError::OldFormat(_)) => stats.old_format += 1,
             Err(_) => stats.corrupt.push(path),
         }
@@ -432,7 +511,7 @@ mod tests {
     fn an_entry_round_trips_bit_for_bit() {
         let k = inputs().key();
         let file = crate::blis::metrics::parse(&record_text()).unwrap();
-        let Ok(back) = decode(&encode(&k, &file, "ab").unwrap(), &k) else { panic!("decodes") };
+        let Ok(back) = decode(&encode(&k, &file, "ab", None).unwrap(), &k) else { panic!("decodes") };
         assert_eq!(back.metrics_sha256, "ab");
         assert_eq!(serde_json::to_string(&back.file).unwrap(), serde_json::to_string(&file).unwrap());
         assert_eq!(back.file.requests[0].itl_ms, 0.1 + 0.2);
@@ -442,11 +521,64 @@ mod tests {
     fn a_flipped_digit_fails_the_checksum() {
         let k = inputs().key();
         let file = crate::blis::metrics::parse(&record_text()).unwrap();
-        let text = String::from_utf8(encode(&k, &file, "ab").unwrap()).unwrap();
+        let text = String::from_utf8(encode(&k, &file, "ab", None).unwrap()).unwrap();
         let damaged = text.replacen("\\\"e2e_ms\\\":9.5", "\\\"e2e_ms\\\":9.6", 1);
         assert_ne!(damaged, text);
         let Err(DecodeError::Corrupt(e)) = decode(damaged.as_bytes(), &k) else { panic!("not corrupt") };
         assert!(e.to_string().contains("checksum"));
+    }
+
+    #[test]
+    fn a_recorded_cost_round_trips_outside_the_checksum_and_an_entry_without_one_still_reads() {
+        let k = inputs().key();
+        let file = crate::blis::metrics::parse(&record_text()).unwrap();
+        let cost = PointCost { wall_s: 17.125, cpu_s: Some(3.375) };
+        let with = encode(&k, &file, "ab", Some(cost)).unwrap();
+        let Ok(back) = decode(&with, &k) else { panic!("decodes") };
+        assert_eq!(back.cost, Some(cost));
+        // Another run's time for the same record is not damage: the checksum covers the record.
+        let text = String::from_utf8(with).unwrap();
+        let other = text.replace("17.125", "18.125");
+        assert_ne!(other, text);
+        assert!(matches!(decode(other.as_bytes(), &k), Ok(r) if r.cost.unwrap().wall_s == 18.125));
+        // An entry written before costs were recorded has no `cost` field: it reads, cost unknown.
+        let without = String::from_utf8(encode(&k, &file, "ab", None).unwrap()).unwrap();
+        assert!(!without.contains("cost"), "{without}");
+        assert!(matches!(decode(without.as_bytes(), &k), Ok(r) if r.cost.is_none()));
+    }
+
+    #[test]
+    fn a_negative_or_missing_time_is_corrupt_naming_the_field() {
+        let k = inputs().key();
+        let file = crate::blis::metrics::parse(&record_text()).unwrap();
+        let text =
+            String::from_utf8(encode(&k, &file, "ab", Some(PointCost { wall_s: 17.125, cpu_s: Some(3.375) })).unwrap())
+                .unwrap();
+        let negative = text.replace("3.375", "-3.375");
+        let Err(DecodeError::Corrupt(e)) = decode(negative.as_bytes(), &k) else { panic!("not corrupt") };
+        assert!(format!("{e:#}").contains("cost.cpu_s"), "{e:#}");
+        let no_wall = text.replace("\"wall_s\": 17.125", "\"wall\": 17.125");
+        assert_ne!(no_wall, text);
+        assert!(matches!(decode(no_wall.as_bytes(), &k), Err(DecodeError::Corrupt(_))));
+    }
+
+    #[test]
+    fn stats_sum_the_recorded_costs() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path());
+        let file = crate::blis::metrics::parse(&record_text()).unwrap();
+        for (i, cost) in
+            [Some(PointCost { wall_s: 2.0, cpu_s: Some(1.0) }), Some(PointCost { wall_s: 3.0, cpu_s: None }), None]
+                .into_iter()
+                .enumerate()
+        {
+            let key = KeyInputs { seed: i as u64, ..inputs() }.key();
+            cache.store(&key, &Record { file: file.clone(), metrics_sha256: "ab".into(), cost }).unwrap();
+        }
+        let s = stats(dir.path()).unwrap();
+        assert_eq!((s.entries, s.costs.with_cost, s.costs.without_cost, s.costs.with_cpu), (3, 2, 1, 1));
+        assert_eq!((s.costs.wall_s, s.costs.cpu_s), (5.0, 1.0));
+        assert_eq!(s.costs.longest.as_ref().map(|l| l.0), Some(3.0));
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod arm;
 pub mod baseline;
 pub mod binary;
 pub mod cache;
+pub mod cost;
 pub mod deployment;
 pub mod determinism;
 pub mod dialect;
@@ -261,6 +262,9 @@ pub struct PointOutcome {
     pub cached: bool,
     /// Wall time of this point's run (zero for cache hits).
     pub elapsed: Duration,
+    /// What the simulator's run cost: this run's, or the one a cache entry recorded. Varies run
+    /// to run, so only `--report-json` of `blis run`/`score` and the shard bench read it.
+    pub cost: Option<cache::PointCost>,
     /// How the point is (or would be) run; `None` when its inputs could not be read.
     pub run: Option<PointRun>,
     /// The working directory the point's child runs (or would run) in.
@@ -705,7 +709,7 @@ fn simulate(
         stderr_path: stderr_path.clone(),
         stdout_path: None,
     };
-    let end = pool::run_child(&run)
+    let (end, cost) = pool::run_child_measured(&run)
         .map_err(|e| failure(FailureKind::Exit, format!("starting {}: {e}", opts.binary.display())))?;
     let tail = || pool::tail_lines(&stderr_path, 10);
     let with_tail = |kind, reason: String| PointFailure { kind, reason, stderr_tail: tail() };
@@ -737,6 +741,7 @@ fn simulate(
     let file = metrics::parse(&text).map_err(|e| with_tail(FailureKind::Metrics, format!("{e:#}")))?;
     let record = cache::Record {
         file,
+        cost: cost.map(cache::PointCost::of),
         metrics_sha256: {
             use sha2::Digest;
             binary::hex(&sha2::Sha256::digest(text.as_bytes()))
@@ -906,6 +911,15 @@ fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Result<RunRepor
     };
     let serve_from_store = second.filter(|_| opts.cache != CacheMode::Off).map(|(store, _)| store);
     let order = longest_first(points);
+    // Every shard job computes the same plan from the same points (docs/blis-arm.md, Shards).
+    let shard_plan = opts.shard.map(|shard| {
+        let keyed: Vec<(String, u64)> = keyed_costs(points, opts, &base, &target).into_iter().flatten().collect();
+        let plan = shard::Plan::new(&keyed, shard.count);
+        if progress.mode != ProgressMode::Silent {
+            progress.line(&plan.share_line(shard));
+        }
+        (shard, plan)
+    });
     let mut outcomes = crate::parallel::parallel_map_in_order(points, &order, opts.workers, |_, point| {
         let point = &*in_form(point, opts);
         let label = point.label();
@@ -924,6 +938,7 @@ fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Result<RunRepor
                     result: Err(failure(kind, reason)),
                     cached: false,
                     elapsed: Duration::ZERO,
+                    cost: None,
                     run: None,
                     cwd: opts.blis_root.clone(),
                     key_files: Vec::new(),
@@ -939,6 +954,7 @@ fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Result<RunRepor
             result,
             cached,
             elapsed,
+            cost: None,
             run: Some(record.clone()),
             cwd: opts.blis_root.clone(),
             key_files: prepared.key_files.clone(),
@@ -946,7 +962,7 @@ fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Result<RunRepor
         if pool::interrupted() {
             return outcome(Err(failure(FailureKind::Exit, "interrupted before it started")), false, Duration::ZERO);
         }
-        if let Some(shard) = opts.shard.filter(|s| !s.owns(&prepared.key)) {
+        if let Some((shard, _)) = shard_plan.as_ref().filter(|(s, plan)| !plan.owns(*s, &prepared.key)) {
             let reason = format!("belongs to another shard than {}/{}", shard.index, shard.count);
             return outcome(Err(failure(FailureKind::OtherShard, reason)), false, Duration::ZERO);
         }
@@ -966,7 +982,7 @@ fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Result<RunRepor
                 // summarize was never stored by a run (only successes are), so it is not trusted.
                 cache::Lookup::Hit(record) => match summarize_record(&record, point, &prepared, opts) {
                     Ok(metrics) => {
-                        let o = outcome(Ok(metrics), true, Duration::ZERO);
+                        let o = PointOutcome { cost: record.cost, ..outcome(Ok(metrics), true, Duration::ZERO) };
                         progress.finished(&o);
                         return o;
                     }
@@ -1001,12 +1017,14 @@ fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Result<RunRepor
         let t = Instant::now();
         let result = simulate(&prepared, point, opts, &launch);
         let elapsed = t.elapsed();
+        let mut cost = None;
         let result = match result {
             Ok((metrics, record)) => {
+                cost = record.cost;
                 if let Some(cache) = cache.as_ref().filter(|_| !read_only) {
                     // A cache that cannot take the entry costs the next run a recomputation,
                     // never this run its value.
-                    if let Err(e) = cache.put(&prepared.key, &record.file, &record.metrics_sha256) {
+                    if let Err(e) = cache.store(&prepared.key, &record) {
                         not_stored.fetch_add(1, Ordering::Relaxed);
                         store_problem.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(format!("{e:#}"));
                     }
@@ -1015,7 +1033,7 @@ fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Result<RunRepor
             }
             Err(f) => Err(f),
         };
-        let o = outcome(result, false, elapsed);
+        let o = PointOutcome { cost, ..outcome(result, false, elapsed) };
         progress.finished(&o);
         o
     });
@@ -1102,16 +1120,50 @@ fn in_form<'a>(point: &'a PointSpec, opts: &RunOptions) -> std::borrow::Cow<'a, 
     }
 }
 
-/// A point's cost estimate, for scheduling: the tokens its `12 N` requests process
-/// (`N x (isl + osl)`, up to the constant), so a long point never starts last.
+/// A point's cost estimate (`cost::estimate`), for scheduling and shard plans: a long point
+/// never starts last, and shards get equal work.
 pub fn estimated_cost(point: &PointSpec) -> u64 {
-    u64::from(point.concurrency) * (u64::from(point.isl) + u64::from(point.osl))
+    cost::estimate(point, cost::scenario_tp(&point.scenario_file))
+}
+
+/// Each point's content key and estimated cost as it would run under `opts` (`None` where its
+/// inputs cannot be read or the release cannot model it: no shard runs it).
+fn keyed_costs(
+    points: &[PointSpec],
+    opts: &RunOptions,
+    base: &cache::KeyInputs,
+    target: &Target,
+) -> Vec<Option<(String, u64)>> {
+    points
+        .iter()
+        .map(|p| {
+            let p = &*in_form(p, opts);
+            prepare(p, base, target, opts.latency_model.as_deref())
+                .ok()
+                .map(|prepared| (prepared.key, estimated_cost(p)))
+        })
+        .collect()
+}
+
+/// `keyed_costs` for the binary `opts` names, without running a point: what the shard plan
+/// of a run of `points` is made from (`cargo xtask bench shards`).
+pub fn planned_keys(points: &[PointSpec], opts: &RunOptions) -> Result<Vec<Option<(String, u64)>>, TaskError> {
+    let binary = binary::validate(&opts.binary, "planning BLIS shards")?;
+    let digest = binary::digest(&binary)?;
+    let target = Target::detect(opts, &binary, &digest)?;
+    let base = cache::KeyInputs {
+        binary_sha256: digest,
+        env: opts.child_environment(),
+        files: target.run_files(opts)?,
+        ..cache::KeyInputs::default()
+    };
+    Ok(keyed_costs(points, opts, &base, &target))
 }
 
 /// The indices of `points`, most expensive first (ties in the given order).
 fn longest_first(points: &[PointSpec]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..points.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(estimated_cost(&points[i])));
+    order.sort_by_cached_key(|&i| std::cmp::Reverse(estimated_cost(&points[i])));
     order
 }
 
@@ -1195,7 +1247,9 @@ pub fn point_records(outcomes: &[PointOutcome]) -> Vec<serde_json::Value> {
 
 /// Every point's record as JSON (`--report-json`): its key and label, how it is run (dialect,
 /// exact arguments with `<point-dir>`, workload SHA-256, settings without a flag) and its
-/// result or failure. Enough to re-run any point by hand (docs/blis-arm.md). No times.
+/// result or failure. Enough to re-run any point by hand (docs/blis-arm.md). The one time is
+/// `cost`, what the simulator's run cost (this run's or the cache entry's, null when unknown):
+/// this file is never compared byte for byte, unlike `point_records`.
 pub fn outcomes_json(binary: &Path, outcomes: &[PointOutcome]) -> String {
     use serde_json::json;
     let points: Vec<serde_json::Value> = outcomes
@@ -1209,6 +1263,7 @@ pub fn outcomes_json(binary: &Path, outcomes: &[PointOutcome]) -> String {
                 "key": o.key,
                 "label": o.label,
                 "cached": o.cached,
+                "cost": o.cost,
                 "run": o.run,
                 "result": result,
             })

@@ -208,9 +208,50 @@ fn spawn_retrying(command: &mut Command) -> std::io::Result<std::process::Child>
     }
 }
 
+/// What a child cost: wall time from its start to when it was reaped, and its CPU time (user
+/// and system, its own and its waited-for descendants'), where the platform reports it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChildCost {
+    pub wall: Duration,
+    pub cpu: Option<Duration>,
+}
+
 /// Runs the child to its end or its timeout; on timeout (or an interrupt) its whole process
 /// group is killed and the child reaped.
 pub fn run_child(run: &ChildRun) -> std::io::Result<ChildEnd> {
+    run_child_measured(run).map(|(end, _)| end)
+}
+
+/// Reaps the child if it has exited, with its own resource usage (`wait4`): the process-wide
+/// children's rusage would mix the points other workers run at the same time.
+#[cfg(unix)]
+fn try_reap(child: &mut std::process::Child) -> std::io::Result<Option<(ExitStatus, Option<Duration>)>> {
+    use std::os::unix::process::ExitStatusExt;
+    let mut status: libc::c_int = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: plain syscall on our own child's pid, with valid out-pointers.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, libc::WNOHANG, &mut usage) };
+    if pid == 0 {
+        return Ok(None);
+    }
+    if pid < 0 {
+        let e = std::io::Error::last_os_error();
+        // A signal (SIGINT, caught) interrupted the call: the loop looks again.
+        return if e.kind() == std::io::ErrorKind::Interrupted { Ok(None) } else { Err(e) };
+    }
+    let secs =
+        |t: libc::timeval| Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64);
+    Ok(Some((ExitStatus::from_raw(status), Some(secs(usage.ru_utime) + secs(usage.ru_stime)))))
+}
+
+#[cfg(not(unix))]
+fn try_reap(child: &mut std::process::Child) -> std::io::Result<Option<(ExitStatus, Option<Duration>)>> {
+    Ok(child.try_wait()?.map(|status| (status, None)))
+}
+
+/// `run_child`, with what the child cost when it exited by itself (`None` when it was killed).
+pub fn run_child_measured(run: &ChildRun) -> std::io::Result<(ChildEnd, Option<ChildCost>)> {
     let stderr = std::fs::File::create(&run.stderr_path)?;
     let stdout = match &run.stdout_path {
         Some(p) => Stdio::from(std::fs::File::create(p)?),
@@ -232,6 +273,9 @@ pub fn run_child(run: &ChildRun) -> std::io::Result<ChildEnd> {
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
     #[cfg(target_os = "linux")]
     linux::become_subreaper();
+    // The child's wall time counts from before the spawn: a short child may be done by the
+    // time spawn returns.
+    let spawned = Instant::now();
     let mut child = spawn_retrying(&mut command)?;
     #[cfg(feature = "test-support")]
     SPAWNED.lock().unwrap_or_else(|e| e.into_inner()).push((program.clone(), run.cwd.to_path_buf()));
@@ -242,18 +286,19 @@ pub fn run_child(run: &ChildRun) -> std::io::Result<ChildEnd> {
     let mut seen = Seen::started(child.id());
     let mut looked = Instant::now();
     loop {
-        if let Some(status) = child.try_wait()? {
+        if let Some((status, cpu)) = try_reap(&mut child)? {
+            let cost = ChildCost { wall: spawned.elapsed(), cpu };
             // Background children of a child that exited are killed too.
             sweep(child.id(), &mut seen);
-            return Ok(ChildEnd::Exited(status));
+            return Ok((ChildEnd::Exited(status), Some(cost)));
         }
         if interrupted() {
             kill_group(&mut child, &mut seen);
-            return Ok(ChildEnd::Interrupted);
+            return Ok((ChildEnd::Interrupted, None));
         }
         if start.elapsed() >= run.timeout {
             kill_group(&mut child, &mut seen);
-            return Ok(ChildEnd::TimedOut);
+            return Ok((ChildEnd::TimedOut, None));
         }
         if looked.elapsed() >= LOOK_EVERY {
             seen.look(child.id());

@@ -205,8 +205,13 @@ fn a_corrupt_cache_entry_is_recomputed_not_trusted() {
     assert!(!warm.outcomes[0].cached);
     assert_eq!(warm.summary.recomputed_corrupt, 1);
     assert_eq!(warm.outcomes[0].result, cold.outcomes[0].result);
-    // And the entry was rewritten whole.
-    assert_eq!(std::fs::read_to_string(&entry).unwrap(), text);
+    // And the entry was rewritten whole: the same record, with this run's cost.
+    let without_cost = |text: &str| {
+        let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert!(v.as_object_mut().unwrap().remove("cost").is_some(), "no cost recorded: {text}");
+        v
+    };
+    assert_eq!(without_cost(&std::fs::read_to_string(&entry).unwrap()), without_cost(&text));
     std::fs::write(&entry, "{ truncated").unwrap();
     assert_eq!(run(&points, &opts).summary.recomputed_corrupt, 1);
 }
@@ -263,6 +268,60 @@ fn merged_shard_caches_give_the_unsharded_table_byte_for_byte() {
     let from_cache = run(&points, &offline);
     assert_eq!(from_cache.summary.cached, points.len());
     assert_eq!(render_outcomes(&from_cache.outcomes), unsharded);
+}
+
+#[test]
+fn each_shard_runs_the_points_the_balanced_plan_gives_it() {
+    let checkout = Checkout::new();
+    // Unequal points: concurrencies 1 to 16 in two scenarios, two seeds (the same cost twice).
+    let mut points = Vec::new();
+    for name in ["synthetic-h100-vllm-tp2", "synthetic-h100-vllm-tp4"] {
+        for c in [1, 2, 3, 4, 6, 8, 12, 16] {
+            for seed in 0..2 {
+                points.push(point(checkout.scenario(name), c, seed));
+            }
+        }
+    }
+    let opts = checkout.options(None);
+    let keyed: Vec<(String, u64)> =
+        blis::planned_keys(&points, &opts).unwrap().into_iter().map(Option::unwrap).collect();
+    let n = 3;
+    let plan = blis::shard::Plan::new(&keyed, n);
+    let dir = tempfile::tempdir().unwrap();
+    let mut ran_by: Vec<Vec<String>> = Vec::new();
+    for i in 1..=n {
+        let mut opts = checkout.options(Some(&dir.path().join(i.to_string())));
+        opts.shard = Some(Shard { index: i, count: n });
+        let report = run(&points, &opts);
+        ran_by.push(report.outcomes.iter().filter(|o| o.result.is_ok()).map(|o| o.key.clone()).collect());
+    }
+    for (key, _) in &keyed {
+        let owners: Vec<usize> = (0..n as usize).filter(|&s| ran_by[s].contains(key)).collect();
+        assert_eq!(owners, vec![plan.shard_of(key).unwrap() as usize], "{key}");
+    }
+    // Longest first: the fullest shard is within the largest point of the ideal.
+    let total: u128 = plan.loads().iter().sum();
+    let largest = keyed.iter().map(|(_, c)| u128::from(*c)).max().unwrap();
+    assert!(plan.loads().iter().all(|&l| l * u128::from(n) <= total + largest * u128::from(n)), "{:?}", plan.loads());
+}
+
+#[test]
+fn a_run_records_what_each_point_cost_in_its_entry_and_a_hit_reports_it() {
+    let checkout = Checkout::new();
+    let points = [point(checkout.scenario("synthetic-h100-vllm-tp2"), 4, 0)];
+    let dir = tempfile::tempdir().unwrap();
+    let opts = checkout.options(Some(dir.path()));
+    // The first run computes and stores; the second is served from the entry.
+    let (fresh, hit) = (run(&points, &opts), run(&points, &opts));
+    let cost = fresh.outcomes[0].cost.expect("a run records its cost");
+    assert!(cost.wall_s > 0.0 && cost.wall_s <= fresh.outcomes[0].elapsed.as_secs_f64(), "{cost:?}");
+    assert!(cost.cpu_s.is_some(), "{cost:?}");
+    let cache::Lookup::Hit(record) = blis::Cache::new(dir.path()).get(&fresh.outcomes[0].key) else { panic!("stored") };
+    assert_eq!(record.cost, Some(cost));
+    assert!(hit.outcomes[0].cached);
+    assert_eq!(hit.outcomes[0].cost, Some(cost));
+    // Never in what the gate renders.
+    assert_eq!(blis::point_records(&fresh.outcomes), blis::point_records(&hit.outcomes));
 }
 
 #[test]

@@ -7,6 +7,7 @@ mod fixtures;
 mod hashing;
 mod intervals;
 mod score;
+mod shards;
 
 use anyhow::Result;
 
@@ -29,6 +30,9 @@ pub enum Command {
     Blis,
     /// The BLIS point runner on a real `blis` (--blis PATH): points per second, workers, cache.
     BlisReal(blis_real::Args),
+    /// How evenly `--shard I/N` spreads the planned points: makespan / ideal from the cost model
+    /// and from the times a cache recorded.
+    Shards(shards::Args),
 }
 
 pub fn run(cmd: Command) -> Result<u8> {
@@ -38,6 +42,7 @@ pub fn run(cmd: Command) -> Result<u8> {
         Command::Fixtures(args) => fixtures::run(args),
         Command::Hashing => hashing::run(),
         Command::Score(args) => score::run(args),
+        Command::Shards(args) => shards::run(args),
         Command::Intervals(args) => intervals::run(args),
     }
 }

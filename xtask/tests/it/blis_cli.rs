@@ -87,10 +87,18 @@ fn sharded_runs_merged_print_the_unsharded_table() {
     assert_eq!(unsharded.lines().count(), 5);
     assert!(unsharded.contains("tpot_ms="), "{unsharded}");
     let shards = [checkout.path("shard1"), checkout.path("shard2")];
+    let mut shares = 0.0;
     for (i, dir) in shards.iter().enumerate() {
         let shard = format!("{}/2", i + 1);
-        checkout.run_points(&["--shard", &shard, "--cache-dir", dir.to_str().unwrap()]).assert().success();
+        let out = checkout.run_points(&["--shard", &shard, "--cache-dir", dir.to_str().unwrap()]).assert().success();
+        // Each shard job says its share of the planned work.
+        let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        let line = err.lines().find(|l| l.starts_with(&format!("blis: shard {shard}: "))).expect(&err);
+        assert!(line.contains(" of 5 planned points, "), "{line}");
+        let pct = line.split(" planned points, ").nth(1).and_then(|r| r.split('%').next()).unwrap();
+        shares += pct.parse::<f64>().unwrap();
     }
+    assert!((shares - 100.0).abs() < 0.15, "the shares add up to {shares}%");
     let merged = checkout.path("merged");
     xtask(checkout.dir.path())
         .args(["cache", "merge"])
@@ -102,7 +110,13 @@ fn sharded_runs_merged_print_the_unsharded_table() {
         .stdout(contains("5 entries copied"));
     let from_cache = stdout(checkout.run_points(&["--cache-only", "--cache-dir", merged.to_str().unwrap()]));
     assert_eq!(from_cache, unsharded);
-    xtask(checkout.dir.path()).args(["cache", "stats"]).arg(&merged).assert().success().stdout(contains("5 entries"));
+    // Every merged entry carries the run cost its shard recorded.
+    xtask(checkout.dir.path())
+        .args(["cache", "stats"])
+        .arg(&merged)
+        .assert()
+        .success()
+        .stdout(contains("5 entries").and(contains("recorded run costs: 5 entries")).and(contains("0 without")));
 }
 
 #[test]

@@ -654,3 +654,39 @@ fn a_resample_count_too_small_for_a_95_interval_or_absurdly_many_is_a_usage_erro
         .success()
         .stdout(predicate::str::contains("500 resamples").and(predicate::str::contains("[not defined: 1 sweep]")));
 }
+
+#[test]
+fn bench_shards_plans_the_scored_points_and_reads_the_times_their_entries_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    let inputs = [
+        "--measurements",
+        "measurements",
+        "--scenarios",
+        "scenarios",
+        "--catalog",
+        "catalog",
+        "--registry",
+        "registry",
+    ];
+    let bench = |extra: &[&str]| {
+        let mut cmd = xtask(dir.path());
+        cmd.args(["bench", "shards", "--n", "1,2"]).args(inputs).args(extra);
+        String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap()
+    };
+    // No binary: the model alone, point texts standing in for keys.
+    let model = bench(&[]);
+    assert!(model.contains("headline: 2 points, 2 planned (2 distinct, point texts as keys"), "{model}");
+    assert!(!model.contains("recorded times"), "{model}");
+    let double = double();
+    let with_binary = ["--cache-dir", "cache", "--blis", double.to_str().unwrap()];
+    // Nothing recorded yet, then every scored point's time.
+    assert!(bench(&with_binary).contains("recorded times: 0 of the 2 distinct planned points"));
+    xtask(dir.path()).arg("score").args(inputs).args(with_binary).assert().success();
+    let recorded = bench(&with_binary);
+    assert!(recorded.contains("headline: 2 points, 2 planned (2 distinct, the binary's content keys)"), "{recorded}");
+    assert!(recorded.contains("recorded times: 2 of the 2 distinct planned points"), "{recorded}");
+    // One shard holds everything: 1.000 by every measure.
+    let one = recorded.lines().find(|l| l.trim_start().starts_with("1 ")).expect(&recorded);
+    assert_eq!(one.split_whitespace().collect::<Vec<_>>(), ["1", "1.000", "1.000", "1.000", "1.000"], "{one}");
+}
