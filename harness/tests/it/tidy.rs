@@ -249,7 +249,7 @@ fn references(module: &Module, source: &Source) -> Vec<(Vec<String>, bool)> {
     let starts_word = |at: usize| at == 0 || !code[..at].ends_with(|c: char| is_ident(c) || c == ':');
     // `pub use` lines are re-exports: resolved through, never edges of their own.
     let in_pub_use = |at: usize| {
-        let line_start = code[..at].rfind(';').map_or(0, |p| p + 1);
+        let line_start = code[..at].rfind([';', '{', '}']).map_or(0, |p| p + 1);
         code[line_start..at].trim_start().starts_with("pub use")
     };
     for (at, _) in code.match_indices("::") {
@@ -394,12 +394,43 @@ fn no_import_climbs_a_layer() {
     assert!(climbs.is_empty(), "imports against ARCHITECTURE.md's layers:\n{}", climbs.join("\n"));
 }
 
+#[test]
+fn no_files_import_each_other_in_a_circle() {
+    let (mods, edges) = edges();
+    let mut next: BTreeMap<&Module, Vec<&Module>> = BTreeMap::new();
+    for (from, to, _) in &edges {
+        next.entry(from).or_default().push(to);
+    }
+    // A file is on a circle when it can reach itself.
+    let mut circles: BTreeSet<Vec<String>> = BTreeSet::new();
+    for start in mods.keys() {
+        let mut seen: BTreeSet<&Module> = BTreeSet::new();
+        let mut stack: Vec<(&Module, Vec<&Module>)> = vec![(start, vec![start])];
+        while let Some((m, trail)) = stack.pop() {
+            for n in next.get(m).into_iter().flatten() {
+                if *n == start {
+                    let mut files: Vec<String> = trail.iter().map(|m| file_of(&mods, m)).collect();
+                    let first = files.iter().enumerate().min_by_key(|(_, f)| (*f).clone()).unwrap().0;
+                    files.rotate_left(first);
+                    circles.insert(files);
+                } else if seen.insert(n) {
+                    let mut t = trail.clone();
+                    t.push(n);
+                    stack.push((n, t));
+                }
+            }
+        }
+    }
+    let text: Vec<String> = circles.iter().map(|c| c.join(" -> ")).collect();
+    assert!(text.is_empty(), "files that import each other in a circle:\n{}", text.join("\n"));
+}
+
 /// The reader itself on the shapes the source uses, so a tidy pass is not a reader that sees
 /// nothing.
 #[test]
 fn the_reader_finds_grouped_relative_and_reexported_paths() {
     let m = |s: &str| -> Module { s.split('/').filter(|p| !p.is_empty()).map(str::to_string).collect() };
-    let code = code_only("use crate::score::{settings, Arm};\n// crate::gate::x\nlet s = \"crate::gate\";\nuse super::super::paths::root;\npub use arm::Plan;\nfn f() { arm::plan(); }\n");
+    let code = code_only("use crate::score::{settings, Arm};\n// crate::gate::x\nlet s = \"crate::gate\";\nuse super::super::paths::root;\nfn g() {}\npub use arm::Plan;\nfn f() { arm::plan(); }\n");
     let src = Source { file: "x".into(), code, children: ["arm".to_string()].into() };
     let refs: Vec<(String, bool)> =
         references(&m("blis/pool"), &src).into_iter().map(|(p, r)| (p.join("::"), r)).collect();
