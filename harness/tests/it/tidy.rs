@@ -314,8 +314,11 @@ fn resolve(
     mods.contains_key(&cur).then_some(cur)
 }
 
-/// (from, to, the path written) for every import between two product files.
-fn edges() -> (BTreeMap<Module, Source>, Vec<(Module, Module, String)>) {
+/// An import between two product files: from, to, and the path as written.
+type Edge = (Module, Module, String);
+
+/// Every product file, and every import between two of them.
+fn edges() -> (BTreeMap<Module, Source>, Vec<Edge>) {
     let mods = sources();
     let mut exports: BTreeMap<(Module, String), Vec<String>> = BTreeMap::new();
     let mut refs = Vec::new();
