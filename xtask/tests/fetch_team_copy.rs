@@ -14,11 +14,12 @@ use support::{root as workspace_root, xtask};
 
 fn totals(out: &std::process::Output) -> Result<String, Failed> {
     let text = String::from_utf8(out.stdout.clone())?;
-    let last = text.lines().last().unwrap_or_default().to_string();
-    if !last.ends_with(" refused") {
-        return Err(format!("no totals line in:\n{text}").into());
+    // `N reproduced, M mismatched, K refused`, and what of the refusals is permanent.
+    let is_totals = |l: &&str| l.contains(" reproduced, ") && l.contains(" mismatched, ") && l.contains(" refused");
+    match text.lines().rev().find(is_totals) {
+        Some(line) => Ok(line.to_string()),
+        None => Err(format!("no totals line in:\n{text}").into()),
     }
-    Ok(last)
 }
 
 fn fetched_corpora_reproduce_the_same_counts(corpora: &Path) -> Result<(), Failed> {
