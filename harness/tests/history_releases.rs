@@ -168,8 +168,8 @@ fn options(root: &Path) -> RunOptions {
 
 fn detect(root: &Path) -> Result<Target, String> {
     let opts = options(root);
-    let digest = blis::binary::digest(&opts.binary).map_err(|e| format!("{e:#}"))?;
-    Target::detect(&opts, &opts.binary, &digest).map_err(|e| e.to_string())
+    let sealed = blis::Sealed::of(&opts.binary, &opts.blis_root).map_err(|e| format!("{e:#}"))?;
+    Target::detect(&opts, &sealed).map_err(|e| e.to_string())
 }
 
 fn help_trial(root: &Path) -> Result<(), Failed> {

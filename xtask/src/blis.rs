@@ -98,9 +98,9 @@ pub struct PointRecords {
 
 impl PointRecords {
     /// The point records, written atomically (`-`: stdout).
-    pub fn write(&self, opts: &RunOptions, outcomes: &[blis::PointOutcome]) -> Result<(), TaskError> {
+    pub fn write(&self, opts: &RunOptions, sha256: &str, outcomes: &[blis::PointOutcome]) -> Result<(), TaskError> {
         if let Some(path) = &self.report_json {
-            let report = serde_json::from_str(&blis::outcomes_json(&opts.binary, outcomes))
+            let report = serde_json::from_str(&blis::outcomes_json(&opts.binary, sha256, outcomes))
                 .map_err(|e| TaskError::Failed(e.into()))?;
             crate::outcome::write_json_report(path, report)?;
         }
@@ -247,7 +247,7 @@ fn run_file(path: &std::path::Path, args: &RunArgs, records: &PointRecords, inpu
     }
     finish(args.options(inputs, "running BLIS points").and_then(|opts| {
         let report = blis::run_points(&points, &opts)?;
-        records.write(&opts, &report.outcomes)?;
+        records.write(&opts, &report.binary_sha256, &report.outcomes)?;
         crate::outcome::say(
             &blis::render_outcomes(&report.outcomes),
             crate::outcome::report_on_stdout([records.report_json.as_deref()]),
@@ -269,7 +269,7 @@ pub fn score_arm(
     let opts = args.options(inputs, needed_for)?;
     let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?;
     let col = blis::arm::column(resolved, scenarios_dir, &opts)?;
-    records.write(&opts, &col.outcomes)?;
+    records.write(&opts, &col.binary_sha256, &col.outcomes)?;
     for note in col.notes.iter().filter(|n| !n.contains("not modelled by this release")) {
         eprintln!("blis: no value: {note}");
     }

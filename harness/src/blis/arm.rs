@@ -105,6 +105,9 @@ pub struct Column {
     pub cached: usize,
     /// The form every point's lengths were stated in (`--form`).
     pub form: super::workload::LengthForm,
+    /// The binary's SHA-256 as it ran (the sealed copy's) and its dialect, as the run found it.
+    pub binary_sha256: String,
+    pub target: super::Target,
 }
 
 impl Column {
@@ -139,6 +142,17 @@ pub fn column(resolved: &[ResolvedSweep], scenarios_dir: &Path, opts: &RunOption
 /// The BLIS column over the points of `plan` (a subset of a selection's, for tests).
 pub fn column_of_plan(plan: &Plan, opts: &RunOptions) -> Result<Column, TaskError> {
     let (arm, report) = run_arm(plan, opts)?;
+    column_of_report(plan, opts, arm, report)
+}
+
+/// `column_of_plan` run in a seal the caller made (`runner::run_points_sealed`).
+pub fn column_of_plan_sealed(plan: &Plan, opts: &RunOptions, sealed: super::Sealed) -> Result<Column, TaskError> {
+    let specs: Vec<PointSpec> = plan.points.iter().map(|(_, s)| s.clone()).collect();
+    let report = super::run_points_sealed(&specs, opts, sealed)?;
+    column_of_report(plan, opts, arm_from(plan, &report.outcomes), report)
+}
+
+fn column_of_report(plan: &Plan, opts: &RunOptions, arm: Arm, report: RunReport) -> Result<Column, TaskError> {
     let mut notes = missing_points(plan, &report);
     if report.summary.other_shard > 0 {
         notes.push(format!(
@@ -198,7 +212,7 @@ pub fn column_of_plan(plan: &Plan, opts: &RunOptions) -> Result<Column, TaskErro
     let failed = report.summary.failed;
     let (ran, cached) = (report.summary.ran, report.summary.cached);
     let form = opts.form.or_else(|| plan.points.first().map(|(_, p)| p.form)).unwrap_or_default();
-    let outcomes = report.outcomes;
+    let (outcomes, binary_sha256, target) = (report.outcomes, report.binary_sha256, report.target);
     Ok(Column {
         arm,
         notes,
@@ -211,6 +225,8 @@ pub fn column_of_plan(plan: &Plan, opts: &RunOptions) -> Result<Column, TaskErro
         ran,
         cached,
         form,
+        binary_sha256,
+        target,
     })
 }
 
@@ -293,7 +309,8 @@ impl Coverage {
 /// A binary as a refusal names it: the build `lockfiles/blis-releases.lock` records it as, else
 /// its hash; and its dialect.
 pub fn release_label(opts: &RunOptions) -> Result<String, TaskError> {
-    let digest = super::binary::digest(&opts.binary)?;
+    let sealed = super::Sealed::of(&opts.binary, &opts.blis_root)?;
+    let digest = sealed.binary_sha256().to_string();
     let tags: Vec<String> =
         super::binary::locked_builds()?.into_iter().filter(|(_, sha)| *sha == digest).map(|(tag, _)| tag).collect();
     let who = if tags.is_empty() {
@@ -301,7 +318,7 @@ pub fn release_label(opts: &RunOptions) -> Result<String, TaskError> {
     } else {
         format!("inference-sim {}", tags.join(" = "))
     };
-    let dialect = match super::Target::detect(opts, &opts.binary, &digest)?.dialect() {
+    let dialect = match super::Target::detect(opts, &sealed)?.dialect() {
         super::dialect::Dialect::Flags => "flag dialect",
         super::dialect::Dialect::Scenario => "scenario dialect",
     };

@@ -68,7 +68,8 @@ impl Side {
     fn of(opts: &RunOptions, col: &Column) -> Result<Side, TaskError> {
         Ok(Side {
             name: opts.binary.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-            sha256: super::binary::digest(&opts.binary)?,
+            // The digest of the bytes that ran, not a second read of the path.
+            sha256: col.binary_sha256.clone(),
             env: opts.child_env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
             ran: col.ran,
             cached: col.cached,

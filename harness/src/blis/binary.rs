@@ -58,57 +58,6 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// A private copy of the binary, in its own temporary directory (removed on drop), hashed from
-/// the bytes written: what runs is exactly what the cache key names, whatever happens to the
-/// original during the run (a rebuild, a replacement). Only the program moves; each point
-/// still runs from the binary's own root (`RunOptions::blis_root`).
-pub struct PrivateCopy {
-    _dir: tempfile::TempDir,
-    path: PathBuf,
-    sha256: String,
-}
-
-impl PrivateCopy {
-    pub fn of(binary: &Path) -> Result<PrivateCopy> {
-        use std::io::Write;
-        let dir = tempfile::Builder::new()
-            .prefix("blis-bin-")
-            .tempdir()
-            .context("creating a directory for the binary's copy")?;
-        let name = binary.file_name().map(|n| n.to_os_string()).unwrap_or_else(|| "blis".into());
-        let path = dir.path().join(name);
-        let mut source = std::fs::File::open(binary).with_context(|| format!("reading {}", binary.display()))?;
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o700);
-        let mut target = options.open(&path).with_context(|| format!("writing {}", path.display()))?;
-        // One pass: the hash is of exactly the bytes the copy receives.
-        let mut hasher = Sha256::new();
-        let mut buf = vec![0u8; 1 << 20];
-        loop {
-            let n =
-                std::io::Read::read(&mut source, &mut buf).with_context(|| format!("reading {}", binary.display()))?;
-            if n == 0 {
-                break;
-            }
-            hasher.update(&buf[..n]);
-            target.write_all(&buf[..n]).with_context(|| format!("writing {}", path.display()))?;
-        }
-        target.sync_all().ok();
-        drop(target);
-        Ok(PrivateCopy { _dir: dir, path, sha256: hex(&hasher.finalize()) })
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    pub fn sha256(&self) -> &str {
-        &self.sha256
-    }
-}
-
 /// `lockfiles/blis-releases.lock`: `TAG SHA256` per line, `#` comments: the builds whose BLIS
 /// figures the manifest holds (a release tag, or a commit for an untagged build), hashes only.
 pub fn locked_builds() -> Result<std::collections::BTreeMap<String, String>, TaskError> {

@@ -31,8 +31,6 @@ pub struct Release {
     hardware: Vec<String>,
     /// Model ids that are keys of `defaults.yaml`'s `defaults`.
     known_models: Vec<String>,
-    /// `hardware_config.json` and `defaults.yaml`, as every point's key holds them.
-    files: Vec<KeyedFile>,
     /// Every flag `blis run --help` lists (optional settings are passed only when listed).
     flags: Vec<String>,
     /// `blis replay` takes TraceV2 files (the route for per-request length vectors).
@@ -102,20 +100,10 @@ impl Release {
             Some(_) => bail!("{}: `defaults` is not a mapping of model ids", defaults_path.display()),
             None => Vec::new(),
         };
-        let keyed = |name: &str, path: &Path, text: &str| KeyedFile {
-            name: name.into(),
-            sha256: hex(&Sha256::digest(text.as_bytes())),
-            source: path.to_path_buf(),
-        };
-        let files = vec![
-            keyed("hardware_config.json", &hw_path, &hw_text),
-            keyed("defaults.yaml", &defaults_path, &defaults_text),
-        ];
         Ok(Release {
             root: root.to_path_buf(),
             hardware: hw.keys().cloned().collect(),
             known_models,
-            files,
             flags,
             replay,
             latency_model: help.latency_model.clone(),
@@ -283,9 +271,9 @@ pub fn flag_deployment(
     // The point's resolved value, whatever the file says: this release has no flag for it.
     unexpressed.push(format!("engine.enable_prefix_caching: {}", engine.enable_prefix_caching));
     let mut expressed = Vec::new();
-    // The whole shipped folder is keyed: the release reads `config.json`, and may read more.
-    let mut key_files = release.files.clone();
-    key_files.push(KeyedFile::tree(folder.clone(), &release.root.join(&folder)).map_err(Err)?);
+    // The release's own files (`model_configs/` among them) are keyed once per run, from the
+    // sealed copy the point runs in (`seal::Sealed::files`); only a point's own files are here.
+    let mut key_files = Vec::new();
     let mut folder = folder;
     let mut model_config = None;
     let quantization = pool.get("engine").and_then(|e| e.get("quantization")).map(scalar);

@@ -71,9 +71,10 @@ pub fn task_determinism_with(inputs: &Inputs, timeout: Option<std::time::Duratio
     let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?;
     let registry = inputs.require_dir(InputKind::Registry, needed_for)?;
     let mut opts = RunOptions::new(binary, catalog.to_path_buf(), registry.to_path_buf());
-    let digest = super::binary::digest(&opts.binary)?;
-    let target = super::Target::detect(&opts, &opts.binary, &digest)?;
+    let sealed = super::Sealed::of(&opts.binary, &opts.blis_root)?;
+    let target = super::Target::detect(&opts, &sealed)?;
     let point = determinism_point_for(scenarios, &target)?;
+    drop(sealed);
     opts.cache = CacheMode::Off;
     opts.workers = 1;
     if let Some(t) = timeout {

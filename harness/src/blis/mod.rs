@@ -27,6 +27,7 @@ pub mod progress;
 pub mod records;
 pub mod rendering;
 pub mod runner;
+pub mod seal;
 pub mod sensitivity;
 pub mod shard;
 pub mod simulate;
@@ -48,7 +49,8 @@ pub use options::{
 pub use point::{FailureKind, PointFailure, PointOutcome, PointRun, PointSpec, POINT_DIR};
 pub use prepare::{command_line, Target};
 pub use records::{outcomes_json, point_records, render_outcomes};
-pub use runner::{estimated_cost, planned_keys, point_files, run_points, RunReport, RunSummary};
+pub use runner::{estimated_cost, planned_keys, point_files, run_points, run_points_sealed, RunReport, RunSummary};
+pub use seal::Sealed;
 pub use simulate::MAX_METRICS_BYTES;
 
 // The pieces the files of the arm share (each imports what it uses through `super::*`).

@@ -18,42 +18,48 @@ impl Target {
         }
     }
 
-    /// Reads the dialect from `blis run --help` of `program` (the private copy of
-    /// `opts.binary`) and, for the flag dialect, the release files in the working directory.
-    pub fn detect(opts: &RunOptions, program: &Path, binary_digest: &str) -> Result<Target, TaskError> {
+    /// Reads the dialect from `blis run --help` of the sealed copy, run in the sealed root, and
+    /// for the flag dialect the release files of that root.
+    pub fn detect(opts: &RunOptions, sealed: &seal::Sealed) -> Result<Target, TaskError> {
         let env = opts.child_environment();
-        let help = dialect::detect_help(program, binary_digest, &opts.blis_root, &env).map_err(|e| {
-            TaskError::Failed(anyhow::anyhow!(
-                e.replace(&program.display().to_string(), &opts.binary.display().to_string())
-            ))
-        })?;
+        let (program, root, digest) = (sealed.program(), sealed.root(), sealed.binary_sha256());
+        let help = dialect::detect_help(program, digest, root, &env)
+            .map_err(|e| TaskError::Failed(anyhow::anyhow!(sealed.unseal(&e))))?;
         Ok(match help.dialect {
             dialect::Dialect::Scenario => Target::Scenario,
             dialect::Dialect::Flags => Target::Flags(
                 dialect::Release::load(
-                    &opts.blis_root,
+                    root,
                     &help,
-                    dialect::replay_supported(program, binary_digest, &opts.blis_root, &env),
-                    dialect::workload_spec_gap(program, binary_digest)?,
+                    dialect::replay_supported(program, digest, root, &env),
+                    dialect::workload_spec_gap(program, digest)?,
                 )
+                .map_err(|e| anyhow::anyhow!(sealed.unseal(&format!("{e:#}"))))
                 .with_context(|| format!("{} takes the flag dialect; its release files", opts.binary.display()))?,
             ),
         })
     }
 
-    /// The files and trees every point of this target reads beyond its own: the catalog and
-    /// registry trees (scenario dialect; by their lock hash); the flag dialect's release files
-    /// are per point (`FlagDeployment::key_files`).
-    pub(crate) fn run_files(&self, opts: &RunOptions) -> Result<Vec<cache::KeyedFile>, TaskError> {
-        Ok(match self {
-            Target::Scenario => {
-                vec![
-                    cache::KeyedFile::tree("catalog tree", &opts.catalog)?,
-                    cache::KeyedFile::tree("registry tree", &opts.registry)?,
-                ]
-            }
-            Target::Flags(_) => Vec::new(),
-        })
+    /// The folders every point of this target reads beyond the release files, sealed: the
+    /// catalog and registry trees (scenario dialect; keyed by the copy's manifest hash, a
+    /// vendored tree's lock hash). Returns their key entries and the options the points run
+    /// with (the sealed root, and the sealed trees in place of the originals).
+    pub(crate) fn seal_run(
+        &self,
+        opts: &RunOptions,
+        sealed: &mut seal::Sealed,
+    ) -> Result<(Vec<cache::KeyedFile>, RunOptions), TaskError> {
+        let mut files = sealed.files().to_vec();
+        let mut run = RunOptions { blis_root: sealed.root().to_path_buf(), ..opts.clone() };
+        if let Target::Scenario = self {
+            let (catalog, path) = sealed.tree("catalog", &opts.catalog)?;
+            files.push(catalog);
+            run.catalog = path;
+            let (registry, path) = sealed.tree("registry", &opts.registry)?;
+            files.push(registry);
+            run.registry = path;
+        }
+        Ok((files, run))
     }
 }
 

@@ -24,7 +24,8 @@ pub fn point_records(outcomes: &[PointOutcome]) -> Vec<serde_json::Value> {
 /// result or failure. Enough to re-run any point by hand (docs/blis-arm.md). The one time is
 /// `cost`, what the simulator's run cost (this run's or the cache entry's, null when unknown):
 /// this file is never compared byte for byte, unlike `point_records`.
-pub fn outcomes_json(binary: &Path, outcomes: &[PointOutcome]) -> String {
+/// `binary_sha256` is the digest of the bytes that ran (`RunReport::binary_sha256`).
+pub fn outcomes_json(binary: &Path, binary_sha256: &str, outcomes: &[PointOutcome]) -> String {
     use serde_json::json;
     let points: Vec<serde_json::Value> = outcomes
         .iter()
@@ -43,10 +44,9 @@ pub fn outcomes_json(binary: &Path, outcomes: &[PointOutcome]) -> String {
             })
         })
         .collect();
-    let digest = binary::digest(binary).unwrap_or_default();
     let mut text = serde_json::to_string_pretty(&json!({
         "binary": binary.display().to_string(),
-        "binary_sha256": digest,
+        "binary_sha256": binary_sha256,
         "points": points,
         "schema": 1,
     }))

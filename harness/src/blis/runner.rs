@@ -62,6 +62,10 @@ pub struct RunReport {
     /// One per point, in the order given.
     pub outcomes: Vec<PointOutcome>,
     pub summary: RunSummary,
+    /// SHA-256 of the binary as it ran (the sealed copy's): what a report or lock check names.
+    pub binary_sha256: String,
+    /// The dialect the run found in the binary's help (and for the flag dialect its release).
+    pub target: Target,
 }
 
 /// Runs every point (or this shard's share), serving what the cache holds. SIGINT and SIGTERM
@@ -69,7 +73,21 @@ pub struct RunReport {
 /// killed, every temporary directory (points, probe, the private copy) removed, and the process
 /// exits 130.
 pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, TaskError> {
-    let result = pool::interruptible(|| run_points_caught(points, opts));
+    let binary = binary::validate(&opts.binary, "running BLIS points")?;
+    // The bytes hashed are the bytes run: a binary rebuilt or a release file edited during the
+    // run changes nothing this run reads.
+    let sealed = seal::Sealed::of(&binary, &opts.blis_root)?;
+    run_points_sealed(points, opts, sealed)
+}
+
+/// `run_points` in a seal the caller made (the history finds a release's identity from the
+/// seal its points then run in). The seal is removed when the run ends, interrupted or not.
+pub fn run_points_sealed(
+    points: &[PointSpec],
+    opts: &RunOptions,
+    sealed: seal::Sealed,
+) -> Result<RunReport, TaskError> {
+    let result = pool::interruptible(|| run_points_caught(points, opts, sealed));
     if pool::interrupted() {
         // Every child's group is killed and every temporary directory removed by now (they
         // are dropped when `run_points_caught` returns); the cache holds only complete entries.
@@ -82,22 +100,24 @@ pub fn run_points(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, 
     result
 }
 
-pub(crate) fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Result<RunReport, TaskError> {
+pub(crate) fn run_points_caught(
+    points: &[PointSpec],
+    opts: &RunOptions,
+    mut sealed: seal::Sealed,
+) -> Result<RunReport, TaskError> {
     let started = Instant::now();
-    let binary = binary::validate(&opts.binary, "running BLIS points")?;
-    // The bytes hashed are the bytes run: a binary rebuilt during the run changes nothing.
-    let private = binary::PrivateCopy::of(&binary)?;
     let env = opts.child_environment();
-    let launch = Launch { program: private.path(), env: &env };
-    let target = Target::detect(opts, private.path(), private.sha256())?;
+    let target = Target::detect(opts, &sealed)?;
     if pool::interrupted() {
         return Err(TaskError::Failed(anyhow::anyhow!("interrupted")));
     }
     let dialect = target.dialect();
+    let (files, run_opts) = target.seal_run(opts, &mut sealed)?;
+    let launch = Launch { program: sealed.program(), env: &env };
     let base = cache::KeyInputs {
-        binary_sha256: private.sha256().to_string(),
+        binary_sha256: sealed.binary_sha256().to_string(),
         env: env.clone(),
-        files: target.run_files(opts)?,
+        files,
         ..cache::KeyInputs::default()
     };
     let cache = match &opts.cache {
@@ -229,7 +249,7 @@ pub(crate) fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Resu
         }
         progress.running(&label);
         let t = Instant::now();
-        let result = simulate(&prepared, point, opts, &launch);
+        let result = simulate(&prepared, point, &run_opts, &launch).map_err(|f| unsealed(f, &sealed));
         let elapsed = t.elapsed();
         let mut cost = None;
         let result = match result {
@@ -252,9 +272,8 @@ pub(crate) fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Resu
         o
     });
     if let Some((store, determinism)) = second {
-        rerun_outside_the_cache(points, &mut outcomes, store, determinism, opts, &base, &target, &launch);
+        rerun_outside_the_cache(points, &mut outcomes, store, determinism, &run_opts, &base, &target, &launch);
     }
-    drop(private);
     if pool::interrupted() {
         return Err(TaskError::Failed(anyhow::anyhow!("interrupted")));
     }
@@ -293,7 +312,18 @@ pub(crate) fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Resu
         rendering::record(store, &outcomes)
             .map_err(|e| TaskError::Failed(e.context("recording the gate's run store")))?;
     }
-    Ok(RunReport { outcomes, summary })
+    let binary_sha256 = sealed.binary_sha256().to_string();
+    drop(sealed);
+    Ok(RunReport { outcomes, summary, binary_sha256, target })
+}
+
+/// A failure's reason and stderr with the seal's paths put back as the user named them.
+fn unsealed(mut f: PointFailure, sealed: &seal::Sealed) -> PointFailure {
+    f.reason = sealed.unseal(&f.reason);
+    for line in &mut f.stderr_tail {
+        *line = sealed.unseal(line);
+    }
+    f
 }
 
 /// The files a point's directory holds when its command starts, as (path relative to
@@ -301,8 +331,9 @@ pub(crate) fn run_points_caught(points: &[PointSpec], opts: &RunOptions) -> Resu
 /// workload. What someone re-running the recorded command by hand writes there first.
 pub fn point_files(point: &PointSpec, opts: &RunOptions) -> Result<Vec<(String, String)>, TaskError> {
     let binary = binary::validate(&opts.binary, "running BLIS points")?;
-    let digest = binary::digest(&binary)?;
-    let target = Target::detect(opts, &binary, &digest)?;
+    // Kept to the end: the flag dialect reads the release's files from the seal.
+    let sealed = seal::Sealed::of(&binary, &opts.blis_root)?;
+    let target = Target::detect(opts, &sealed)?;
     // Only the files are wanted here, not the key.
     let prepared = match prepare(point, &cache::KeyInputs::default(), &target, opts.latency_model.as_deref()) {
         Ok(p) => p,
@@ -363,12 +394,13 @@ pub(crate) fn keyed_costs(
 /// of a run of `points` is made from (`cargo xtask bench shards`).
 pub fn planned_keys(points: &[PointSpec], opts: &RunOptions) -> Result<Vec<Option<(String, u64)>>, TaskError> {
     let binary = binary::validate(&opts.binary, "planning BLIS shards")?;
-    let digest = binary::digest(&binary)?;
-    let target = Target::detect(opts, &binary, &digest)?;
+    let mut sealed = seal::Sealed::of(&binary, &opts.blis_root)?;
+    let target = Target::detect(opts, &sealed)?;
+    let (files, _) = target.seal_run(opts, &mut sealed)?;
     let base = cache::KeyInputs {
-        binary_sha256: digest,
+        binary_sha256: sealed.binary_sha256().to_string(),
         env: opts.child_environment(),
-        files: target.run_files(opts)?,
+        files,
         ..cache::KeyInputs::default()
     };
     Ok(keyed_costs(points, opts, &base, &target))

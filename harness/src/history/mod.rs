@@ -15,20 +15,13 @@ pub use task::{task_releases, ReleaseFigures, RELEASES_TASK};
 use crate::blis::arm::{self, Column, Plan};
 use crate::blis::baseline::BaselineRule;
 use crate::blis::baseline::{self, Comparison, Verdict};
-use crate::blis::{binary, cache, RunOptions};
+use crate::blis::{self, RunOptions};
 use crate::score::resolve::Resolved;
 use crate::score::{self, ErrorMetric, Scored};
 use crate::task::TaskError;
 use oracles::tiers::Tier;
 use releases::{Listing, Version};
 use std::collections::BTreeMap;
-
-/// Files a release reads from its working directory besides the binary (the releases'
-/// README: `defaults.yaml`, `hardware_config.json`, `model_configs/`; the oldest
-/// `coefficients.yaml` and `workloads.yaml`). Two releases with the same binary and the same
-/// files behave alike: the later one is served the earlier one's points.
-const RELEASE_FILES: [&str; 5] =
-    ["defaults.yaml", "hardware_config.json", "model_configs", "coefficients.yaml", "workloads.yaml"];
 
 /// What happened to one entry of the history.
 pub enum Status {
@@ -263,61 +256,47 @@ fn run_release(
     identities: &[(String, usize)],
     rows: &[Row],
 ) -> Result<(Ran, String), String> {
-    let sha256 = binary::digest(&opts.binary).map_err(|e| format!("{e:#}"))?;
-    let identity = identity(&sha256, &opts.blis_root).map_err(|e| format!("{e:#}"))?;
-    let (latency_model, takes_latency_flag, latency_choices) = latency_model(opts, &sha256)?;
+    // One seal per release: its digest names the row, its identity finds an earlier release
+    // with the same binary and files, and its points run in it.
+    let sealed = blis::Sealed::of(&opts.binary, &opts.blis_root).map_err(|e| format!("{e:#}"))?;
+    let (sha256, identity) = (sealed.binary_sha256().to_string(), sealed.identity());
     if let Some((_, row)) = identities.iter().find(|(id, _)| *id == identity) {
+        drop(sealed);
         let earlier = rows[*row].ran().expect("identities name rows that ran");
+        // The same binary says the same help: the earlier row's latency model is this one's.
         let ran = Ran {
             sha256,
-            latency_model,
-            latency_choices,
-            takes_latency_flag,
+            latency_model: earlier.latency_model.clone(),
+            latency_choices: earlier.latency_choices.clone(),
+            takes_latency_flag: earlier.takes_latency_flag,
             column: earlier.column.clone(),
             scored: earlier.scored.clone(),
             same_as: Some(rows[*row].tag.clone()),
         };
         return Ok((ran, identity));
     }
-    let column = arm::column_of_plan(&settings.plan, opts).map_err(|e| match e {
+    let column = arm::column_of_plan_sealed(&settings.plan, opts, sealed).map_err(|e| match e {
         TaskError::Refused(r) => r.detail,
         TaskError::Failed(e) => format!("{e:#}"),
     })?;
+    let (latency_model, takes_latency_flag, latency_choices) = latency_model(opts, &column.target);
     let arms = score::headline_arms(&settings.resolved.corpora.e2e, Some(column.arm.clone()));
     let mut scored = score::score_resolved(settings.resolved, &arms);
     scored.resamples = settings.rule.resamples;
     Ok((Ran { sha256, latency_model, latency_choices, takes_latency_flag, column, scored, same_as: None }, identity))
 }
 
-/// The binary's SHA-256 and those of the release files beside it.
-fn identity(sha256: &str, root: &std::path::Path) -> anyhow::Result<String> {
-    let mut id = sha256.to_string();
-    for name in RELEASE_FILES {
-        let path = root.join(name);
-        if path.is_dir() {
-            id += &format!(" {name}:{}", cache::tree_sha256(&path)?);
-        } else if path.is_file() {
-            id += &format!(" {name}:{}", binary::digest(&path)?);
-        }
-    }
-    Ok(id)
-}
-
-/// The latency model the release's points run with, whether it takes `--latency-model`, and
-/// the names it offers, read from its help.
-fn latency_model(opts: &RunOptions, sha256: &str) -> Result<(String, bool, Vec<String>), String> {
-    let target = crate::blis::Target::detect(opts, &opts.binary, sha256).map_err(|e| match e {
-        TaskError::Refused(r) => r.detail,
-        TaskError::Failed(e) => format!("{e:#}"),
-    })?;
-    Ok(match &target {
-        crate::blis::Target::Flags(release) => (
+/// The latency model the release's points ran with, whether it takes `--latency-model`, and
+/// the names it offers, as its help said.
+fn latency_model(opts: &RunOptions, target: &blis::Target) -> (String, bool, Vec<String>) {
+    match target {
+        blis::Target::Flags(release) => (
             release.latency_model_run(opts.latency_model.as_deref()),
             release.latency_model.is_some(),
             release.latency_model.as_ref().map(|m| m.choices.clone()).unwrap_or_default(),
         ),
-        crate::blis::Target::Scenario => ("the scenario's (scenario dialect)".into(), false, Vec::new()),
-    })
+        blis::Target::Scenario => ("the scenario's (scenario dialect)".into(), false, Vec::new()),
+    }
 }
 
 /// Each release with values against the one before it that has values.

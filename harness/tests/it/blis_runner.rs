@@ -470,9 +470,9 @@ fn every_release_file_and_the_whole_model_config_folder_are_in_the_key() {
     assert_eq!(
         names,
         [
-            "hardware_config.json",
             "defaults.yaml",
-            "model_configs/synthetic-model",
+            "hardware_config.json",
+            "model_configs",
             "<point-dir>/model-config/config.json (written per point)"
         ]
     );
@@ -537,7 +537,7 @@ fn cache_stats_and_merge_refuse_a_folder_that_is_not_there_and_count_a_directory
 }
 
 #[test]
-fn the_baseline_runs_from_its_own_root_with_its_own_files_in_its_key() {
+fn the_baseline_runs_sealed_from_its_own_root_with_its_own_files_in_its_key() {
     let (a, b) = (Checkout::new(), Checkout::new());
     let candidate = a.flag_options(None);
     let _ = b.flag_options(None);
@@ -556,8 +556,12 @@ fn the_baseline_runs_from_its_own_root_with_its_own_files_in_its_key() {
         assert!(o.result.is_ok(), "{:?}", o.result);
         let root = std::fs::canonicalize(root).unwrap();
         assert_eq!(std::fs::canonicalize(&o.cwd).unwrap(), root);
+        // The child ran in the seal of this root: a private copy of its release files, gone
+        // once the run ended.
         let cwd = std::fs::read_to_string(log.path().join("cwd")).unwrap();
-        assert_eq!(cwd.lines().last().map(PathBuf::from), Some(root.clone()), "where the child ran");
+        let ran_in = PathBuf::from(cwd.lines().last().unwrap());
+        assert!(ran_in.display().to_string().contains("blis-seal-") && ran_in.ends_with("root"), "{ran_in:?}");
+        assert!(!ran_in.exists(), "the seal is removed after the run");
         let hw = o.key_files.iter().find(|f| f.name == "hardware_config.json").unwrap();
         assert_eq!(std::fs::canonicalize(&hw.source).unwrap(), root.join("hardware_config.json"));
         seen.push((o.key, hw.sha256.clone()));

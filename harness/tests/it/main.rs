@@ -10,6 +10,7 @@ mod aisimulate_test_rows;
 mod blis_double;
 mod blis_hygiene;
 mod blis_runner;
+mod blis_sealed;
 mod blis_sensitivity;
 mod fixture_files;
 mod gate;
