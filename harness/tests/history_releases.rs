@@ -169,7 +169,7 @@ fn options(root: &Path) -> RunOptions {
 fn detect(root: &Path) -> Result<Target, String> {
     let opts = options(root);
     let sealed = blis::Sealed::of(&opts.binary, &opts.blis_root).map_err(|e| format!("{e:#}"))?;
-    Target::detect(&opts, &sealed).map_err(|e| e.to_string())
+    Target::detect(&opts, &sealed, false).map_err(|e| e.to_string())
 }
 
 fn help_trial(root: &Path) -> Result<(), Failed> {

@@ -318,7 +318,7 @@ pub fn release_label(opts: &RunOptions) -> Result<String, TaskError> {
     } else {
         format!("inference-sim {}", tags.join(" = "))
     };
-    let dialect = match super::Target::detect(opts, &sealed)?.dialect() {
+    let dialect = match super::Target::detect(opts, &sealed, false)?.dialect() {
         super::dialect::Dialect::Flags => "flag dialect",
         super::dialect::Dialect::Scenario => "scenario dialect",
     };

@@ -33,7 +33,8 @@ pub struct Release {
     known_models: Vec<String>,
     /// Every flag `blis run --help` lists (optional settings are passed only when listed).
     flags: Vec<String>,
-    /// `blis replay` takes TraceV2 files (the route for per-request length vectors).
+    /// `blis replay` takes TraceV2 files (the route for per-request length vectors); probed only
+    /// for a run with such points, `false` otherwise.
     pub replay: bool,
     /// The `--latency-model` line of its help; `None` when it lists no such flag.
     pub latency_model: Option<LatencyModel>,

@@ -72,7 +72,7 @@ pub fn task_determinism_with(inputs: &Inputs, timeout: Option<std::time::Duratio
     let registry = inputs.require_dir(InputKind::Registry, needed_for)?;
     let mut opts = RunOptions::new(binary, catalog.to_path_buf(), registry.to_path_buf());
     let sealed = super::Sealed::of(&opts.binary, &opts.blis_root)?;
-    let target = super::Target::detect(&opts, &sealed)?;
+    let target = super::Target::detect(&opts, &sealed, false)?;
     let point = determinism_point_for(scenarios, &target)?;
     drop(sealed);
     opts.cache = CacheMode::Off;

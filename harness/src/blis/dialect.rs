@@ -304,23 +304,47 @@ static REPLAY: Mutex<Option<HashMap<DialectKey, bool>>> = Mutex::new(None);
 
 /// Whether `blis replay --help` lists the TraceV2 flags the arm's vectors form needs
 /// (`--trace-header --trace-data --session-mode --horizon`; inference-sim's `cmd/replay.go`). Once per
-/// binary digest and environment in this process; a binary without the subcommand is `false`.
-pub fn replay_supported(binary: &Path, digest: &str, cwd: &Path, env: &[(String, String)]) -> bool {
+/// binary digest and environment in this process. A binary without the subcommand says so and
+/// exits (cobra's `unknown command`): `false`. A probe that crashes or does not finish within
+/// `timeout` (at most 60 s) is an error, never read as "no replay".
+pub fn replay_supported(
+    binary: &Path,
+    digest: &str,
+    cwd: &Path,
+    env: &[(String, String)],
+    timeout: Duration,
+) -> Result<bool, String> {
     let key = (digest.to_string(), env.to_vec());
     if let Some(r) = REPLAY.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).get(&key) {
-        return *r;
+        return Ok(*r);
     }
-    let help = help_text(binary, cwd, env, "replay").unwrap_or_default();
+    let help = help_text_within(binary, cwd, env, "replay", timeout)?;
     let flags = listed_flags(&help);
     let supported = ["--trace-header", "--trace-data", "--session-mode", "--horizon", "--metrics-path", "--seed"]
         .iter()
         .all(|f| flags.iter().any(|g| g == f));
     REPLAY.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).insert(key, supported);
-    supported
+    Ok(supported)
 }
 
 /// `blis <command> --help`, stdout and stderr, at most 1 MiB of each, within 60 s.
 fn help_text(binary: &Path, cwd: &Path, env: &[(String, String)], command: &str) -> Result<String, String> {
+    help_text_within(binary, cwd, env, command, HELP_TIMEOUT)
+}
+
+/// The longest a `--help` probe may take (a help prints at once).
+const HELP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// `help_text` within `timeout` (at most `HELP_TIMEOUT`). A probe killed by a signal (a crash)
+/// is an error: its output says nothing about the flags.
+fn help_text_within(
+    binary: &Path,
+    cwd: &Path,
+    env: &[(String, String)],
+    command: &str,
+    timeout: Duration,
+) -> Result<String, String> {
+    let timeout = timeout.min(HELP_TIMEOUT);
     let dir = tempfile::Builder::new().prefix("blis-help-").tempdir().map_err(|e| {
         format!("creating a temporary folder for `{command} --help` under {}: {e}", std::env::temp_dir().display())
     })?;
@@ -329,7 +353,7 @@ fn help_text(binary: &Path, cwd: &Path, env: &[(String, String)], command: &str)
         args: vec![command.into(), "--help".into()],
         cwd,
         env,
-        timeout: Duration::from_secs(60),
+        timeout,
         stderr_path: dir.path().join("stderr.txt"),
         stdout_path: Some(dir.path().join("stdout.txt")),
     };
@@ -349,9 +373,16 @@ fn help_text(binary: &Path, cwd: &Path, env: &[(String, String)], command: &str)
         std::process::exit(130);
     }
     let end = end.map_err(|e| format!("running `{} {command} --help`: {e}", binary.display()))?;
-    if !matches!(end, super::pool::ChildEnd::Exited(_)) {
-        return Err(format!("`{} {command} --help` did not finish within 60 s", binary.display()));
+    let status = match end {
+        super::pool::ChildEnd::Exited(status) => status,
+        _ => return Err(format!("`{} {command} --help` did not finish within {timeout:?}", binary.display())),
+    };
+    #[cfg(unix)]
+    if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&status) {
+        return Err(format!("`{} {command} --help` crashed (killed by signal {signal})", binary.display()));
     }
+    #[cfg(not(unix))]
+    let _ = status;
     let read = |name: &str| {
         use std::io::Read;
         let mut text = Vec::new();

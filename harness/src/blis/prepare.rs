@@ -19,8 +19,9 @@ impl Target {
     }
 
     /// Reads the dialect from `blis run --help` of the sealed copy, run in the sealed root, and
-    /// for the flag dialect the release files of that root.
-    pub fn detect(opts: &RunOptions, sealed: &seal::Sealed) -> Result<Target, TaskError> {
+    /// for the flag dialect the release files of that root. `blis replay --help` is probed only
+    /// when `needs_replay` (a point in a replayed form): the uniform form never asks.
+    pub fn detect(opts: &RunOptions, sealed: &seal::Sealed, needs_replay: bool) -> Result<Target, TaskError> {
         let env = opts.child_environment();
         let (program, root, digest) = (sealed.program(), sealed.root(), sealed.binary_sha256());
         let help = dialect::detect_help(program, digest, root, &env)
@@ -31,7 +32,9 @@ impl Target {
                 dialect::Release::load(
                     root,
                     &help,
-                    dialect::replay_supported(program, digest, root, &env),
+                    needs_replay
+                        && dialect::replay_supported(program, digest, root, &env, opts.timeout)
+                            .map_err(|e| TaskError::Failed(anyhow::anyhow!(sealed.unseal(&e))))?,
                     dialect::workload_spec_gap(program, digest)?,
                 )
                 .map_err(|e| anyhow::anyhow!(sealed.unseal(&format!("{e:#}"))))

@@ -107,7 +107,7 @@ pub(crate) fn run_points_caught(
 ) -> Result<RunReport, TaskError> {
     let started = Instant::now();
     let env = opts.child_environment();
-    let target = Target::detect(opts, &sealed)?;
+    let target = Target::detect(opts, &sealed, needs_replay(points, opts))?;
     if pool::interrupted() {
         return Err(TaskError::Failed(anyhow::anyhow!("interrupted")));
     }
@@ -333,7 +333,7 @@ pub fn point_files(point: &PointSpec, opts: &RunOptions) -> Result<Vec<(String, 
     let binary = binary::validate(&opts.binary, "running BLIS points")?;
     // Kept to the end: the flag dialect reads the release's files from the seal.
     let sealed = seal::Sealed::of(&binary, &opts.blis_root)?;
-    let target = Target::detect(opts, &sealed)?;
+    let target = Target::detect(opts, &sealed, needs_replay(std::slice::from_ref(point), opts))?;
     // Only the files are wanted here, not the key.
     let prepared = match prepare(point, &cache::KeyInputs::default(), &target, opts.latency_model.as_deref()) {
         Ok(p) => p,
@@ -355,6 +355,12 @@ pub fn point_files(point: &PointSpec, opts: &RunOptions) -> Result<Vec<(String, 
         None => files.push(("workload.yaml".to_string(), prepared.workload.clone())),
     }
     Ok(files)
+}
+
+/// Whether a point runs in a replayed form (per-request vectors): only then is `blis replay`
+/// probed.
+fn needs_replay(points: &[PointSpec], opts: &RunOptions) -> bool {
+    points.iter().any(|p| in_form(p, opts).form != workload::LengthForm::Uniform)
 }
 
 /// The point as it runs: in `--form`'s form where one is given.
@@ -395,7 +401,7 @@ pub(crate) fn keyed_costs(
 pub fn planned_keys(points: &[PointSpec], opts: &RunOptions) -> Result<Vec<Option<(String, u64)>>, TaskError> {
     let binary = binary::validate(&opts.binary, "planning BLIS shards")?;
     let mut sealed = seal::Sealed::of(&binary, &opts.blis_root)?;
-    let target = Target::detect(opts, &sealed)?;
+    let target = Target::detect(opts, &sealed, needs_replay(points, opts))?;
     let (files, _) = target.seal_run(opts, &mut sealed)?;
     let base = cache::KeyInputs {
         binary_sha256: sealed.binary_sha256().to_string(),

@@ -9,6 +9,7 @@ mod aisimulate_summary_reader;
 mod aisimulate_test_rows;
 mod blis_double;
 mod blis_hygiene;
+mod blis_probe;
 mod blis_runner;
 mod blis_sealed;
 mod blis_sensitivity;
