@@ -52,3 +52,35 @@ fn catch_signals<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(not(unix))]
     f()
 }
+
+/// Waits for `child` (a process of ours that catches SIGTERM and cleans up after itself, such
+/// as the gate's rendering of a task) while polling `interrupted()`: on an interrupt the child
+/// is sent SIGTERM, so it stops its own children and removes its own temporaries instead of
+/// simulating on as an orphan, and SIGKILL if it has not exited `grace` later.
+pub fn wait_forwarding(
+    child: &mut std::process::Child,
+    grace: std::time::Duration,
+) -> std::io::Result<std::process::ExitStatus> {
+    let mut sent: Option<std::time::Instant> = None;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(status);
+        }
+        match sent {
+            None if interrupted() => {
+                #[cfg(unix)]
+                // SAFETY: a signal to our own child, whose pid `try_wait` has not yet reaped.
+                unsafe {
+                    libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+                }
+                sent = Some(std::time::Instant::now());
+            }
+            Some(at) if at.elapsed() > grace => {
+                let _ = child.kill();
+                return child.wait();
+            }
+            _ => {}
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

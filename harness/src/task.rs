@@ -112,4 +112,6 @@ pub mod exit {
     pub const REFUSED: u8 = 2;
     /// The command line itself was wrong.
     pub const USAGE: u8 = 64;
+    /// SIGINT or SIGTERM stopped the work; its children were stopped and its temporaries removed.
+    pub const INTERRUPTED: i32 = 130;
 }

@@ -136,7 +136,16 @@ pub fn run(args: Args) -> Result<u8> {
         }
     };
     let options = gate::GateOptions { only: &args.only };
-    let (results, blis_points) = gate::evaluate_with_blis_points(&manifest, &cx, &renderer, &options, &mut progress);
+    // SIGINT and SIGTERM are caught while the tasks render: each rendering child is told, and
+    // the store is removed before the gate exits 130.
+    let (results, blis_points) = harness::interrupt::interruptible(|| {
+        gate::evaluate_with_blis_points(&manifest, &cx, &renderer, &options, &mut progress)
+    });
+    if harness::interrupt::interrupted() {
+        drop(store);
+        eprintln!("reproduce: interrupted; the renderings stopped, the run's store removed");
+        std::process::exit(exit::INTERRUPTED);
+    }
     if results.is_empty() {
         anyhow::bail!("--only {} selects no figure of {}", args.only.join(" "), manifest_path.display());
     }
@@ -342,11 +351,24 @@ impl Renderer for ChildProcess<'_> {
             }
             kept
         });
-        let out = child.wait_with_output().with_context(|| format!("waiting for the rendering of `{task}`"))?;
+        let mut stdout = child.stdout.take().context("the child's stdout")?;
+        let read_stdout = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            std::io::Read::read_to_end(&mut stdout, &mut text).map(|_| text)
+        });
+        // An interrupt of the gate reaches the rendering too: it stops its simulator children
+        // and removes its temporaries, rather than simulating on as an orphan.
+        let status = harness::interrupt::wait_forwarding(&mut child, std::time::Duration::from_secs(30))
+            .with_context(|| format!("waiting for the rendering of `{task}`"))?;
+        let stdout = read_stdout.join().unwrap_or_else(|_| Ok(Vec::new()));
         let stderr = forward.join().unwrap_or_default();
-        if !out.status.success() {
-            anyhow::bail!("rendering `{task}` exited with {}: {}", out.status, stderr.trim());
+        if harness::interrupt::interrupted() {
+            anyhow::bail!("interrupted while rendering `{task}`");
         }
+        if !status.success() {
+            anyhow::bail!("rendering `{task}` exited with {status}: {}", stderr.trim());
+        }
+        let stdout = stdout.with_context(|| format!("reading the rendering of `{task}`"))?;
         if second {
             let path = reruns_path(self.store, task);
             let text = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
@@ -355,6 +377,6 @@ impl Renderer for ChildProcess<'_> {
                 self.reruns.borrow_mut().insert(task.to_string(), reruns);
             }
         }
-        String::from_utf8(out.stdout).with_context(|| format!("rendering of `{task}` is not UTF-8"))
+        String::from_utf8(stdout).with_context(|| format!("rendering of `{task}` is not UTF-8"))
     }
 }

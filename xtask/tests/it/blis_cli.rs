@@ -362,6 +362,43 @@ fn ctrl_c_during_the_help_probe_stops_it_and_leaves_no_folder() {
 }
 
 #[test]
+fn sigterm_to_the_gate_stops_its_rendering_and_leaves_no_store_or_seal() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    // The determinism figure renders in a child process, whose point hangs.
+    let child = xtask_std(dir.path())
+        .args(["reproduce", "--only", "determinism/", "--blis"])
+        .arg(double::build().unwrap())
+        .env("BLIS_DOUBLE_MODE", "hang")
+        .env("TMPDIR", &tmp)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while entries_with(&tmp, "blis-point-").is_empty() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "no point started");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(std::process::Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert_eq!(entries_with(&tmp, "blis-"), Vec::<String>::new(), "the store, a seal or a point folder was left");
+    // The rendering child names the store under this test's TMPDIR on its command line.
+    let needle = tmp.display().to_string();
+    let left = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(&needle))
+        })
+        .count();
+    assert_eq!(left, 0, "the rendering outlived the gate");
+}
+
+#[test]
 fn ctrl_c_during_fuzz_leaves_no_folder_in_dev_shm() {
     let dir = tempfile::tempdir().unwrap();
     let shm = Path::new("/dev/shm");
