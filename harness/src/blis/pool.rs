@@ -52,6 +52,8 @@ fn kill_group(child: &mut std::process::Child, seen: &mut Seen) {
     }
     let _ = child.kill();
     let _ = child.wait();
+    #[cfg(target_os = "linux")]
+    linux::reaped(child.id());
     sweep(child.id(), seen);
 }
 
@@ -105,7 +107,6 @@ mod linux {
         pid: i32,
         ppid: i32,
         pgrp: i32,
-        sid: i32,
         start: u64,
     }
 
@@ -122,7 +123,6 @@ mod linux {
             pid,
             ppid: f.get(1)?.parse().ok()?,
             pgrp: f.get(2)?.parse().ok()?,
-            sid: f.get(3)?.parse().ok()?,
             start: f.get(19)?.parse().ok()?,
         })
     }
@@ -162,13 +162,25 @@ mod linux {
         });
     }
 
+    /// The points' children alive now (the pool's own), by pid: never an orphan to sweep.
+    pub static CHILDREN: std::sync::Mutex<std::collections::BTreeSet<i32>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+    /// The child `pid` was reaped: its pid may now be reused by anything.
+    pub fn reaped(pid: u32) {
+        CHILDREN.lock().unwrap_or_else(|e| e.into_inner()).remove(&(pid as i32));
+    }
+
     /// Kills every seen descendant that is still the process seen, and kills and reaps the
     /// orphans reparented to this process since the child started: those seen, the ended
-    /// group's members, and those that left this process's session (`setsid`; nothing of the
-    /// harness's own does).
+    /// group's members, and those that left the harness's process group (`setpgid` or
+    /// `setsid`) and are not one of the pool's own children. The harness's other children
+    /// (a build, a browser, the gate's renderings) stay in its group.
     pub fn finish(group: i32, seen: &[(i32, u64)], child_start: u64) {
+        // Held while looking: a child spawned meanwhile is registered before it is seen.
+        let children = CHILDREN.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: plain syscalls.
-        let (me, my_sid) = unsafe { (libc::getpid(), libc::getsid(0)) };
+        let (me, my_pgrp) = unsafe { (libc::getpid(), libc::getpgrp()) };
         for &(pid, start) in seen {
             if stat(pid).is_some_and(|p| p.start == start) {
                 // SAFETY: the process seen below the child, checked by its start time.
@@ -178,8 +190,8 @@ mod linux {
             }
         }
         for p in processes() {
-            let ours =
-                seen.contains(&(p.pid, p.start)) || p.pgrp == group || (p.sid != my_sid && p.start >= child_start);
+            let left_our_group = p.pgrp != my_pgrp && p.start >= child_start && !children.contains(&p.pid);
+            let ours = seen.contains(&(p.pid, p.start)) || p.pgrp == group || left_our_group;
             if p.ppid == me && ours {
                 // SAFETY: a child of this process (reparented here): killed, reaped by pid.
                 unsafe {
@@ -276,7 +288,16 @@ pub fn run_child_measured(run: &ChildRun) -> std::io::Result<(ChildEnd, Option<C
     // The child's wall time counts from before the spawn: a short child may be done by the
     // time spawn returns.
     let spawned = Instant::now();
-    let mut child = spawn_retrying(&mut command)?;
+    let mut child = {
+        // Registered as ours before another point's sweep can look: a child of the harness
+        // is never taken for an orphan of a point.
+        #[cfg(target_os = "linux")]
+        let mut children = linux::CHILDREN.lock().unwrap_or_else(|e| e.into_inner());
+        let child = spawn_retrying(&mut command)?;
+        #[cfg(target_os = "linux")]
+        children.insert(child.id() as i32);
+        child
+    };
     #[cfg(feature = "test-support")]
     SPAWNED.lock().unwrap_or_else(|e| e.into_inner()).push((program.clone(), run.cwd.to_path_buf()));
     let start = Instant::now();
@@ -288,6 +309,8 @@ pub fn run_child_measured(run: &ChildRun) -> std::io::Result<(ChildEnd, Option<C
     loop {
         if let Some((status, cpu)) = try_reap(&mut child)? {
             let cost = ChildCost { wall: spawned.elapsed(), cpu };
+            #[cfg(target_os = "linux")]
+            linux::reaped(child.id());
             // Background children of a child that exited are killed too.
             sweep(child.id(), &mut seen);
             return Ok((ChildEnd::Exited(status), Some(cost)));

@@ -345,6 +345,34 @@ fn a_setsid_child_is_killed_after_a_normal_exit_and_after_a_timeout() {
     }
 }
 
+#[test]
+fn a_grandchild_in_a_process_group_of_its_own_is_killed_after_a_normal_exit() {
+    let checkout = Checkout::new();
+    // A release that starts a `sleep` in a process group of its own (`setpgid`, same session)
+    // and, once it has left the point's group, runs the double: the point ends before the
+    // first /proc look (250 ms), and the `sleep` is reparented to the harness.
+    let bin = checkout.dir.path().join("blis");
+    let script = format!(
+        "#!/bin/sh\npython3 -c 'import os, sys; os.setpgid(0, 0); os.execvp(\"sleep\", [\"sleep\", sys.argv[1]])' \
+         \"$BLIS_DOUBLE_SLEEP\" &\nsleep 0.15\nexec {} \"$@\"\n",
+        crate::support::blis::double().display()
+    );
+    std::fs::write(&bin, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for round in 0..5 {
+        let mut opts = checkout.options(None);
+        opts.binary = bin.clone();
+        let secs = unique_secs();
+        opts.child_env.push(("BLIS_DOUBLE_SLEEP".into(), secs.clone()));
+        opts.child_env.push(("PATH".into(), "/usr/bin:/bin".into()));
+        let o = one(&opts, point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0));
+        assert!(o.result.is_ok(), "{:?}", o.result);
+        let orphans = leftovers(&secs);
+        assert!(orphans.is_empty(), "round {round}: the setpgid `sleep {secs}` survived: {orphans:?}");
+    }
+}
+
 /// Runs one point on a thread and waits at most `limit` for it: a hang fails the test rather
 /// than holding it forever.
 fn within(limit: Duration, opts: harness::blis::RunOptions, p: harness::blis::PointSpec) -> PointOutcome {
