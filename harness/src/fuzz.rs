@@ -9,9 +9,6 @@
 //! `cargo test` runs a bounded number of cases per reader (harness/tests/fuzz_readers.rs);
 //! `cargo xtask fuzz --runs N` runs more and reports cases per second (docs/fuzzing.md).
 
-use proptest::prelude::*;
-use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
-use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -182,19 +179,130 @@ const TOKENS: &[&str] = &[
 /// not UTF-8), and a NUL and a byte-order mark (UTF-8, but rarely expected).
 const NOT_UTF8: &[&[u8]] = &[b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x00", b"\xef\xbb\xbf"];
 
-fn mutation() -> impl Strategy<Value = Mutation> {
-    let at = 0.0..1.0f64;
-    prop_oneof![
-        2 => at.clone().prop_map(Mutation::Truncate),
-        6 => (at.clone(), proptest::sample::select(TOKENS)).prop_map(|(a, t)| Mutation::SwapToken(a, t)),
-        2 => at.clone().prop_map(Mutation::DuplicateLine),
-        1 => (at.clone(), prop_oneof![1..8usize, 100..200usize, 1_000..3_000usize]).prop_map(|(a, d)| Mutation::Nest(a, d)),
-        2 => (at.clone(), proptest::sample::select(NOT_UTF8))
-            .prop_map(|(a, b)| Mutation::NonUtf8(a, b)),
-        2 => (at.clone(), 0..8u8).prop_map(|(a, b)| Mutation::FlipBit(a, b)),
-        2 => (at, 1..40usize).prop_map(|(a, n)| Mutation::Delete(a, n)),
-        1 => Just(Mutation::Empty),
-    ]
+/// The cases' randomness: numpy's MT19937 (`oracles::numpy`), seeded from the run's seed, so
+/// a run is reproduced by its seed on any machine.
+struct Draw(oracles::numpy::RandomState);
+
+impl Draw {
+    fn new(seed: u64) -> Draw {
+        Draw(oracles::numpy::RandomState::seed((seed ^ (seed >> 32)) as u32))
+    }
+
+    /// Uniform in `0..n` (`n` is small: the modulo bias is below 2^-50).
+    fn below(&mut self, n: usize) -> usize {
+        (self.0.next_u64() % n as u64) as usize
+    }
+
+    fn within(&mut self, range: std::ops::Range<usize>) -> usize {
+        range.start + self.below(range.end - range.start)
+    }
+
+    /// Uniform in [0, 1), 53 bits.
+    fn unit(&mut self) -> f64 {
+        (self.0.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
+    }
+}
+
+/// One mutation, the kinds weighted as listed (token swaps most often: they make the readers'
+/// type and range errors).
+fn mutation(d: &mut Draw) -> Mutation {
+    const WEIGHTS: [usize; 8] = [2, 6, 2, 1, 2, 2, 2, 1];
+    let mut ticket = d.below(WEIGHTS.iter().sum());
+    let mut kind = 0;
+    while ticket >= WEIGHTS[kind] {
+        ticket -= WEIGHTS[kind];
+        kind += 1;
+    }
+    let at = d.unit();
+    match kind {
+        0 => Mutation::Truncate(at),
+        1 => Mutation::SwapToken(at, d.pick(TOKENS)),
+        2 => Mutation::DuplicateLine(at),
+        3 => {
+            let depths = [1..8usize, 100..200, 1_000..3_000];
+            let range = depths[d.below(depths.len())].clone();
+            Mutation::Nest(at, d.within(range))
+        }
+        4 => Mutation::NonUtf8(at, d.pick(NOT_UTF8)),
+        5 => Mutation::FlipBit(at, d.below(8) as u8),
+        6 => Mutation::Delete(at, d.within(1..40)),
+        _ => Mutation::Empty,
+    }
+}
+
+/// One case: a seed document and one to four mutations applied in turn.
+#[derive(Clone, Debug)]
+struct Case {
+    which: usize,
+    mutations: Vec<Mutation>,
+}
+
+fn case(d: &mut Draw, seeds: usize) -> Case {
+    let which = d.below(seeds);
+    let count = d.within(1..5);
+    Case { which, mutations: (0..count).map(|_| mutation(d)).collect() }
+}
+
+/// Smaller or plainer versions of a mutation, for shrinking.
+fn simpler(m: &Mutation) -> Vec<Mutation> {
+    let at = |a: f64| [0.0, a / 2.0].into_iter().filter(move |b| *b < a);
+    match *m {
+        Mutation::Truncate(a) => at(a).map(Mutation::Truncate).collect(),
+        Mutation::SwapToken(a, t) => at(a).map(|b| Mutation::SwapToken(b, t)).collect(),
+        Mutation::DuplicateLine(a) => at(a).map(Mutation::DuplicateLine).collect(),
+        Mutation::Nest(a, depth) => {
+            let mut v: Vec<Mutation> = at(a).map(|b| Mutation::Nest(b, depth)).collect();
+            if depth > 1 {
+                v.push(Mutation::Nest(a, depth / 2));
+            }
+            v
+        }
+        Mutation::NonUtf8(a, b) => at(a).map(|c| Mutation::NonUtf8(c, b)).collect(),
+        Mutation::FlipBit(a, bit) => at(a).map(|b| Mutation::FlipBit(b, bit)).collect(),
+        Mutation::Delete(a, n) => {
+            let mut v: Vec<Mutation> = at(a).map(|b| Mutation::Delete(b, n)).collect();
+            if n > 1 {
+                v.push(Mutation::Delete(a, n / 2));
+            }
+            v
+        }
+        Mutation::Empty => Vec::new(),
+    }
+}
+
+/// The smallest case found that still fails (at most `budget` tries): mutations dropped one
+/// at a time, then each made plainer, until nothing smaller fails.
+fn shrink(mut case: Case, mut why: String, fails: &dyn Fn(&Case) -> Option<String>, budget: usize) -> (Case, String) {
+    let mut tries = 0;
+    loop {
+        let mut smaller = Vec::new();
+        for i in 0..case.mutations.len() {
+            if case.mutations.len() > 1 {
+                let mut c = case.clone();
+                c.mutations.remove(i);
+                smaller.push(c);
+            }
+        }
+        for (i, m) in case.mutations.iter().enumerate() {
+            for plainer in simpler(m) {
+                let mut c = case.clone();
+                c.mutations[i] = plainer;
+                smaller.push(c);
+            }
+        }
+        let found = smaller.into_iter().find_map(|c| {
+            tries += 1;
+            (tries <= budget).then(|| fails(&c).map(|w| (c, w))).flatten()
+        });
+        match found {
+            Some((c, w)) => (case, why) = (c, w),
+            None => return (case, why),
+        }
+    }
 }
 
 fn index(bytes: &[u8], at: f64) -> usize {
@@ -276,41 +384,45 @@ pub fn run(target: &Target, cases: u32, seed: u64) -> Result<Report, String> {
         .or_else(|_| tempfile::tempdir())
         .map_err(|e| e.to_string())?;
     let path = dir.path().join(target.file_name);
-    let config =
-        Config { cases, failure_persistence: None, max_shrink_iters: 200, max_global_rejects: 0, ..Config::default() };
-    let mut key = [0u8; 32];
-    key[..8].copy_from_slice(&seed.to_le_bytes());
-    let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &key));
-    let (accepted, rejected) = (Cell::new(0u32), Cell::new(0u32));
-    let strategy = (0..seeds.len(), proptest::collection::vec(mutation(), 1..=4));
+    // Each case writes its document under the reader's file name and reads it back; `Some`
+    // says why the property failed.
+    let (accepted, rejected) = (std::cell::Cell::new(0u32), std::cell::Cell::new(0u32));
+    let check = |c: &Case| -> Option<String> {
+        let mut bytes = seeds[c.which].clone();
+        for m in &c.mutations {
+            apply(&mut bytes, m);
+        }
+        if let Err(e) = std::fs::write(&path, &bytes) {
+            return Some(format!("writing {}: {e}", path.display()));
+        }
+        match (target.read)(&path) {
+            Ok(()) => {
+                accepted.set(accepted.get() + 1);
+                None
+            }
+            Err(e) => {
+                rejected.set(rejected.get() + 1);
+                let message = format!("{e:#}");
+                (!target.text_only && !message.contains(target.file_name))
+                    .then(|| format!("the error does not name {}: {message}", target.file_name))
+            }
+        }
+    };
+    let mut draw = Draw::new(seed);
     let started = Instant::now();
     // SIGINT/SIGTERM caught: the case loop stops and the folder (in /dev/shm, memory) is
     // removed before the exit, never left behind.
-    let outcome = crate::interrupt::interruptible(|| {
-        runner.run(&strategy, |(which, mutations)| {
+    let failure = crate::interrupt::interruptible(|| {
+        for _ in 0..cases {
             if crate::interrupt::interrupted() {
-                return Err(TestCaseError::fail("interrupted"));
+                return None;
             }
-            let mut bytes = seeds[which].clone();
-            for m in &mutations {
-                apply(&mut bytes, m);
+            let c = case(&mut draw, seeds.len());
+            if let Some(why) = check(&c) {
+                return Some((c, why));
             }
-            std::fs::write(&path, &bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
-            match (target.read)(&path) {
-                Ok(()) => accepted.set(accepted.get() + 1),
-                Err(e) => {
-                    rejected.set(rejected.get() + 1);
-                    let message = format!("{e:#}");
-                    if !target.text_only && !message.contains(target.file_name) {
-                        return Err(TestCaseError::fail(format!(
-                            "the error does not name {}: {message}",
-                            target.file_name
-                        )));
-                    }
-                }
-            }
-            Ok(())
-        })
+        }
+        None
     });
     if crate::interrupt::interrupted() {
         drop(dir);
@@ -318,16 +430,17 @@ pub fn run(target: &Target, cases: u32, seed: u64) -> Result<Report, String> {
         std::process::exit(130);
     }
     let elapsed = started.elapsed();
-    match outcome {
-        Ok(()) => {
-            Ok(Report { target: target.name, cases, accepted: accepted.get(), rejected: rejected.get(), elapsed })
+    match failure {
+        None => Ok(Report { target: target.name, cases, accepted: accepted.get(), rejected: rejected.get(), elapsed }),
+        Some((c, why)) => {
+            let (c, why) = shrink(c, why, &check, MAX_SHRINK_TRIES);
+            Err(format!("{}: {why}\n  seed document {}, mutations {:?}", target.name, c.which, c.mutations))
         }
-        Err(TestError::Fail(why, (which, mutations))) => {
-            Err(format!("{}: {why}\n  seed document {which}, mutations {mutations:?}", target.name))
-        }
-        Err(TestError::Abort(why)) => Err(format!("{}: aborted: {why}", target.name)),
     }
 }
+
+/// How many smaller cases a failure's shrinking may try.
+const MAX_SHRINK_TRIES: usize = 200;
 
 #[cfg(test)]
 mod tests {
@@ -343,6 +456,36 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_seed_gives_the_same_cases_and_another_seed_others() {
+        let cases = |seed| {
+            let mut d = super::Draw::new(seed);
+            format!("{:?}", (0..50).map(|_| super::case(&mut d, 3)).collect::<Vec<_>>())
+        };
+        assert_eq!(cases(11), cases(11));
+        assert_ne!(cases(11), cases(12));
+    }
+
+    #[test]
+    fn a_failure_shrinks_to_the_one_plain_mutation_that_makes_it() {
+        use super::{Case, Mutation};
+        let case = Case {
+            which: 0,
+            mutations: vec![
+                Mutation::Truncate(0.9),
+                Mutation::SwapToken(0.7, "NaN"),
+                Mutation::Delete(0.2, 30),
+                Mutation::Nest(0.4, 150),
+            ],
+        };
+        let fails = |c: &Case| {
+            c.mutations.iter().any(|m| matches!(m, Mutation::SwapToken(_, "NaN"))).then(|| "NaN read".to_string())
+        };
+        let (small, why) = super::shrink(case, "NaN read".into(), &fails, 200);
+        assert_eq!(format!("{:?}", small.mutations), r#"[SwapToken(0.0, "NaN")]"#);
+        assert_eq!(why, "NaN read");
     }
 
     #[test]
