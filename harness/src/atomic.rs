@@ -38,6 +38,41 @@ pub fn write(path: &Path, contents: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Writes a file the tool itself owns (a cache entry, say) at exactly `path`: a temp file in
+/// `path`'s folder renamed onto `path`. Unlike [`write`], nothing at `path` is followed: a
+/// symlink planted there is replaced by the file (`rename` replaces the link itself, never its
+/// target), and the folder must be a real directory, not a link to one elsewhere (it is created
+/// when missing, as `create_dir_all` would). Anything else at `path` (a folder, a FIFO) is
+/// refused, as `rename` itself refuses a folder.
+pub fn write_owned(path: &Path, contents: &[u8]) -> Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let meta = std::fs::symlink_metadata(dir).with_context(|| format!("inspecting {}", dir.display()))?;
+    if !meta.is_dir() {
+        bail!(
+            "{}: refusing to write into {}, which is not a real directory",
+            path.display(),
+            describe_kind(&meta.file_type())
+        );
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.file_type().is_file() && !meta.file_type().is_symlink() => {
+            bail!("{}: refusing to replace {} with a regular file", path.display(), describe_kind(&meta.file_type()))
+        }
+        _ => {}
+    }
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(dir)
+        .with_context(|| format!("creating a temp file in {}", dir.display()))?;
+    tmp.write_all(contents)
+        .and_then(|()| tmp.as_file().sync_all())
+        .with_context(|| format!("writing {}", path.display()))?;
+    tmp.persist(path).map_err(|e| e.error).with_context(|| format!("renaming into {}", path.display()))?;
+    Ok(())
+}
+
 /// The mode of the regular file at `target` (`path` resolved), `None` when nothing is there,
 /// or an error when something that is not a regular file stands there. Only reads.
 fn existing_file_mode(path: &Path, target: &Path) -> Result<Option<u32>> {
@@ -140,6 +175,29 @@ mod tests {
         assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
         assert_eq!(std::fs::read(sub.join("t.md")).unwrap(), b"new");
         assert_eq!(names(&sub), vec!["t.md"]);
+    }
+
+    #[test]
+    fn an_owned_write_replaces_a_planted_link_and_leaves_its_target_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside.txt");
+        std::fs::write(&outside, b"precious").unwrap();
+        let cache = dir.path().join("cache");
+        std::fs::create_dir(&cache).unwrap();
+        let entry = cache.join("entry.json");
+        std::os::unix::fs::symlink(&outside, &entry).unwrap();
+        super::write_owned(&entry, b"entry").unwrap();
+        assert_eq!(std::fs::read(&outside).unwrap(), b"precious");
+        assert!(std::fs::symlink_metadata(&entry).unwrap().file_type().is_file());
+        assert_eq!(std::fs::read(&entry).unwrap(), b"entry");
+        assert_eq!(names(&cache), vec!["entry.json"]);
+        // A folder that is a link to one elsewhere is refused, and nothing lands there.
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, cache.join("ab")).unwrap();
+        let err = format!("{:#}", super::write_owned(&cache.join("ab/k.json"), b"x").unwrap_err());
+        assert!(err.contains("not a real directory") && err.contains("a symlink"), "{err}");
+        assert!(names(&elsewhere).is_empty());
     }
 
     #[test]

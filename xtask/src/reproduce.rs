@@ -91,7 +91,7 @@ pub fn run(args: Args) -> Result<u8> {
         let text = InProcess(&cx).render(task)?;
         if let (Some(store), true) = (&args.render_store, args.render_second) {
             let reruns = serde_json::to_vec(&rendering::take_reruns())?;
-            harness::atomic::write(&reruns_path(store, task), &reruns)?;
+            harness::atomic::write_owned(&reruns_path(store, task), &reruns)?;
         }
         print!("{text}");
         return Ok(exit::OK);
@@ -349,7 +349,7 @@ impl Renderer for ChildProcess<'_> {
         }
         if second {
             let path = reruns_path(self.store, task);
-            let text = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            let text = harness::read::bytes(&path)?;
             let reruns: Vec<rendering::Rerun> = serde_json::from_slice(&text).context("the re-run list")?;
             if !reruns.is_empty() {
                 self.reruns.borrow_mut().insert(task.to_string(), reruns);
