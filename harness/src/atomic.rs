@@ -101,6 +101,47 @@ pub fn write_report(path: &Path, contents: &[u8]) -> Result<()> {
     write(path, contents)
 }
 
+/// Whether [`write_report`] could write `path`, checked before any work (a report refused after
+/// a half-hour run is a half-hour lost): `-` is stdout; otherwise what stands there must be a
+/// regular file or nothing (a folder, a FIFO, a device such as `/dev/full` is refused, as
+/// [`write`] refuses it), and the nearest folder that exists on the way to it must be one this
+/// process can create a file in (tried, and the trial file removed). Only reads, but for that
+/// trial file.
+pub fn check_writable(path: &Path) -> Result<()> {
+    if path.as_os_str() == "-" {
+        return Ok(());
+    }
+    if path.as_os_str().is_empty() {
+        bail!("an empty path: expected a file path, or `-` for stdout");
+    }
+    let target = resolve_links(path)?;
+    let mut dir = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    loop {
+        match std::fs::metadata(dir) {
+            Ok(meta) if meta.is_dir() => break,
+            Ok(meta) => bail!(
+                "{}: cannot be written: {} is {}, not a folder",
+                path.display(),
+                dir.display(),
+                describe_kind(&meta.file_type())
+            ),
+            Err(_) => match dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+                Some(parent) => dir = parent,
+                None => {
+                    dir = Path::new(".");
+                    break;
+                }
+            },
+        }
+    }
+    existing_file_mode(path, &target)?;
+    tempfile::Builder::new()
+        .prefix(".tmp-")
+        .tempfile_in(dir)
+        .map(drop)
+        .with_context(|| format!("{}: cannot be written: no file can be created in {}", path.display(), dir.display()))
+}
+
 /// Follows symlinks at `path` to the path the bytes would really land at (which may not
 /// exist yet: a dangling link is written through, creating its target).
 fn resolve_links(path: &Path) -> Result<PathBuf> {
@@ -229,6 +270,28 @@ mod tests {
         let err = format!("{:#}", super::existing_file_mode(dev_null, dev_null).unwrap_err());
         assert!(err.contains("a character device"), "{err}");
         assert!(std::os::unix::fs::FileTypeExt::is_char_device(&std::fs::metadata("/dev/null").unwrap().file_type()));
+    }
+
+    #[test]
+    fn what_cannot_be_written_is_said_before_any_work() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let fifo = d.join("pipe");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        std::fs::write(d.join("file"), b"x").unwrap();
+        for (path, expected) in [
+            (d.to_path_buf(), "a directory"),
+            (fifo.clone(), "a FIFO"),
+            (std::path::PathBuf::from("/dev/full"), "a character device"),
+            (d.join("file/report.json"), "is a regular file, not a folder"),
+        ] {
+            let err = format!("{:#}", super::check_writable(&path).unwrap_err());
+            assert!(err.contains(&path.display().to_string()) && err.contains(expected), "{err}");
+        }
+        for fine in [d.join("new.json"), d.join("file"), d.join("sub/dir/new.json"), "-".into()] {
+            super::check_writable(&fine).unwrap();
+        }
+        assert_eq!(names(d), vec!["file", "pipe"], "the check leaves nothing behind");
     }
 
     #[test]

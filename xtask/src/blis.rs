@@ -229,6 +229,7 @@ fn finish(result: Result<bool, TaskError>) -> Result<u8> {
 }
 
 fn run_file(path: &std::path::Path, args: &RunArgs, records: &PointRecords, inputs: &Inputs) -> Result<u8> {
+    crate::outcome::check_reports([records.report_json.as_deref()])?;
     let text = harness::read::text(path)?;
     let de = &mut serde_json::Deserializer::from_str(&text);
     let mut points: Vec<PointSpec> = serde_path_to_error::deserialize(de)

@@ -96,6 +96,11 @@ pub fn run(args: Args) -> Result<u8> {
         print!("{text}");
         return Ok(exit::OK);
     }
+    crate::outcome::check_reports([
+        args.report_json.as_deref(),
+        args.report_md.as_deref(),
+        args.report_html.as_deref(),
+    ])?;
     let manifest = harness::gate::load_manifest(&manifest_path)?;
     // An id that selects nothing is a typo more often than not: said before any work.
     for only in &args.only {

@@ -87,6 +87,11 @@ pub fn check_baseline(path: Option<&Path>) -> Result<()> {
 }
 
 pub fn run(args: Args) -> Result<u8> {
+    crate::outcome::check_reports([
+        args.gaps.as_deref(),
+        args.report_html.as_deref(),
+        args.records.report_json.as_deref(),
+    ])?;
     check_baseline(args.baseline_blis.as_deref())?;
     let inputs = args.inputs.resolve();
     crate::outcome::exit_code(run_inner(&args, &inputs))
