@@ -181,6 +181,10 @@ pub fn run(args: Args) -> Result<u8> {
                     eprintln!("baseline: the candidate is worse than the baseline on {} (exit 1)", names.join(", "));
                     baseline_code = exit::FAILED;
                 }
+                if cmp.compared_nothing() {
+                    eprintln!("baseline: no figure the baseline rule holds was compared: the comparison compared nothing (exit 1)");
+                    baseline_code = exit::FAILED;
+                }
                 Some(cmp)
             }
             Err(TaskError::Refused(r)) => {

@@ -223,5 +223,9 @@ fn against_baseline(
         eprintln!("blis: the candidate is worse than the baseline on {} (exit 1)", names.join(", "));
         code = exit::FAILED;
     }
+    if cmp.compared_nothing() {
+        eprintln!("blis: no figure the baseline rule holds was compared: the comparison compared nothing (exit 1)");
+        code = exit::FAILED;
+    }
     Ok(code)
 }
