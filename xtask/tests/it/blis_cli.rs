@@ -132,13 +132,13 @@ fn a_failing_point_exits_1_and_is_listed_with_its_stderr() {
 }
 
 #[test]
-fn a_missing_binary_is_refused_with_exit_2_naming_the_flag() {
+fn a_given_binary_that_is_missing_is_bad_input_exit_1_naming_the_flag() {
     let checkout = Checkout::new();
     let mut cmd = xtask(checkout.dir.path());
     cmd.args(["blis", "run", "--points"]).arg(checkout.path("points.json"));
     cmd.arg("--blis").arg(checkout.path("no-such-blis"));
     cmd.arg("--scenarios").arg(checkout.path("scenarios"));
-    cmd.assert().code(2).stderr(contains("--blis"));
+    cmd.assert().code(1).stderr(contains("--blis").and(contains("no-such-blis")));
 }
 
 #[test]
