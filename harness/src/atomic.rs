@@ -16,8 +16,16 @@ use std::path::{Path, PathBuf};
 const MAX_LINKS: usize = 40;
 
 pub fn write(path: &Path, contents: &[u8]) -> Result<()> {
+    write_with(path, contents, "")
+}
+
+/// What a refusal of a report path adds: the way out only a report flag has.
+const REPORT_HINT: &str = " (give a file path, or `-` for stdout where the flag allows it)";
+
+/// [`write`], a refusal ending with `hint`.
+fn write_with(path: &Path, contents: &[u8], hint: &str) -> Result<()> {
     let target = resolve_links(path)?;
-    let existing_mode = existing_file_mode(path, &target)?;
+    let existing_mode = existing_file_mode(path, &target, hint)?;
     let dir = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     // 0666 here is filtered by the umask at creation, exactly as for File::create.
@@ -75,11 +83,11 @@ pub fn write_owned(path: &Path, contents: &[u8]) -> Result<()> {
 
 /// The mode of the regular file at `target` (`path` resolved), `None` when nothing is there,
 /// or an error when something that is not a regular file stands there. Only reads.
-fn existing_file_mode(path: &Path, target: &Path) -> Result<Option<u32>> {
+fn existing_file_mode(path: &Path, target: &Path, hint: &str) -> Result<Option<u32>> {
     match std::fs::metadata(target) {
         Ok(meta) if meta.file_type().is_file() => Ok(Some(meta.permissions().mode())),
         Ok(meta) => bail!(
-            "{}: refusing to replace {} with a regular file (give a file path, or `-` for stdout where the flag allows it)",
+            "{}: refusing to replace {} with a regular file{hint}",
             path.display(),
             describe_kind(&meta.file_type())
         ),
@@ -98,7 +106,7 @@ pub fn write_report(path: &Path, contents: &[u8]) -> Result<()> {
             _ => Ok(()),
         };
     }
-    write(path, contents)
+    write_with(path, contents, REPORT_HINT)
 }
 
 /// Whether [`write_report`] could write `path`, checked before any work (a report refused after
@@ -134,7 +142,7 @@ pub fn check_writable(path: &Path) -> Result<()> {
             },
         }
     }
-    existing_file_mode(path, &target)?;
+    existing_file_mode(path, &target, REPORT_HINT)?;
     tempfile::Builder::new()
         .prefix(".tmp-")
         .tempfile_in(dir)
@@ -267,7 +275,7 @@ mod tests {
     fn a_device_is_refused() {
         // Only the read-only check: a test must never risk replacing a real device node.
         let dev_null = std::path::Path::new("/dev/null");
-        let err = format!("{:#}", super::existing_file_mode(dev_null, dev_null).unwrap_err());
+        let err = format!("{:#}", super::existing_file_mode(dev_null, dev_null, "").unwrap_err());
         assert!(err.contains("a character device"), "{err}");
         assert!(std::os::unix::fs::FileTypeExt::is_char_device(&std::fs::metadata("/dev/null").unwrap().file_type()));
     }
@@ -292,6 +300,15 @@ mod tests {
             super::check_writable(&fine).unwrap();
         }
         assert_eq!(names(d), vec!["file", "pipe"], "the check leaves nothing behind");
+    }
+
+    #[test]
+    fn only_a_report_path_is_told_about_stdout() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = format!("{:#}", super::write(dir.path(), b"x").unwrap_err());
+        assert!(plain.ends_with("refusing to replace a directory with a regular file"), "{plain}");
+        let report = format!("{:#}", super::write_report(dir.path(), b"x").unwrap_err());
+        assert!(report.ends_with("or `-` for stdout where the flag allows it)"), "{report}");
     }
 
     #[test]

@@ -160,6 +160,8 @@ pub struct Comparison {
     /// The table with both arms (for the HTML report's curves).
     pub scored: Scored,
     pub arms: Vec<Arm>,
+    /// Both ran from one folder (the files a release reads beside its binary are the same).
+    pub same_folder: bool,
 }
 
 /// What a refusal or an error of the comparison says it was needed for.
@@ -300,6 +302,7 @@ pub fn compare_columns(
         only_baseline,
         scored,
         arms,
+        same_folder: candidate.blis_root == baseline.blis_root,
     })
 }
 
@@ -517,7 +520,11 @@ impl Comparison {
             );
         }
         if self.candidate.sha256 == self.baseline.sha256 && self.candidate.env == self.baseline.env {
-            out.push_str("- the two are the same binary\n");
+            out.push_str(if self.same_folder {
+                "- the two are the same binary, run from the same folder\n"
+            } else {
+                "- the same binary's bytes, run from two folders: each reads the release files of its own folder\n"
+            });
         }
         let _ = writeln!(
             out,
@@ -642,6 +649,7 @@ impl Comparison {
             "worse": self.worse().iter().map(|f| f.key.clone()).collect::<Vec<_>>(),
             "better": self.better().iter().map(|f| f.key.clone()).collect::<Vec<_>>(),
             "no_difference": self.no_difference(),
+            "same_folder": self.same_folder,
             "compared_nothing": self.compared_nothing(),
         })
     }

@@ -483,3 +483,19 @@ fn cache_stats_and_merge_refuse_a_key_that_stands_twice() {
         .stderr(contains(twice.as_str()));
     assert!(!checkout.path("m").exists() || std::fs::read_dir(checkout.path("m")).unwrap().next().is_none());
 }
+
+/// A cache entry that cannot be written (a folder stands at its path) is said without the hint
+/// meant for report paths (`-` for stdout): a cache entry is no report.
+#[test]
+fn a_cache_write_failure_carries_no_report_path_hint() {
+    let checkout = Checkout::new();
+    let cache = checkout.path("c");
+    checkout.run_points(&["--cache-dir", cache.to_str().unwrap()]).assert().success();
+    let entry = harness::blis::Cache::new(&cache).entries().unwrap().into_values().next().unwrap();
+    std::fs::remove_file(&entry).unwrap();
+    std::fs::create_dir(&entry).unwrap();
+    checkout
+        .run_points(&["--cache-dir", cache.to_str().unwrap()])
+        .assert()
+        .stderr(contains("refusing to replace a directory with a regular file").and(contains("for stdout").not()));
+}

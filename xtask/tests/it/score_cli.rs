@@ -541,7 +541,23 @@ fn score_with_one_binary_as_both_reports_no_difference_and_the_baseline_from_cac
         predicate::str::contains("no difference")
             .and(predicate::str::contains("no change detected: all.tpot_shape (0, 95% interval [0.00, 0.00])"))
             .and(predicate::str::contains("candidate: 4 points ran, 0 served from the cache"))
-            .and(predicate::str::contains("baseline: 0 points ran, 4 served from the cache")),
+            .and(predicate::str::contains("baseline: 0 points ran, 4 served from the cache"))
+            .and(predicate::str::contains("- the two are the same binary, run from the same folder")),
+    );
+}
+
+/// One binary's bytes copied to another folder: the same sha256, but each runs from its own
+/// folder (its own release files), which the report says rather than "the same binary".
+#[test]
+fn one_binary_run_from_two_folders_is_said_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs_with_anchors(dir.path());
+    std::fs::create_dir(dir.path().join("other")).unwrap();
+    let copy = dir.path().join("other/blis-double");
+    std::fs::copy(double(), &copy).unwrap();
+    score_with_baseline(dir.path(), &double(), &copy).success().stdout(
+        predicate::str::contains("- the same binary's bytes, run from two folders")
+            .and(predicate::str::contains("the two are the same binary").not()),
     );
 }
 
