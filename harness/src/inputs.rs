@@ -261,7 +261,8 @@ pub const IGNORE_VENDORED: &str = "BLIS_IGNORE_VENDORED";
 impl Inputs {
     /// Every input a user gave explicitly (flag or variable) must hold what it must: the
     /// corpora, catalog and registry a folder; the scenario tree a folder with at least one
-    /// `*.yaml`; the `blis` binary an executable file. A wrong one is an error naming the flag
+    /// `*.yaml`; the folder of releases a folder with an entry; the `blis` binary an executable
+    /// file. A wrong one is an error naming the flag
     /// or variable, never a refusal: only an input nobody supplied is refused (a mistyped
     /// `--blis` must not turn the gate green with fewer figures).
     pub fn check_supplied(&self) -> anyhow::Result<()> {
@@ -279,6 +280,11 @@ impl Inputs {
                 problems.push(format!("{label}: {} must be a folder, found {found}", kind.describe()));
             } else if kind == InputKind::Scenarios && !holds_yaml(&input.path) {
                 problems.push(format!("{label}: {} holds no scenario file (*.yaml)", kind.describe()));
+            } else if kind == InputKind::Releases && !holds_entry(&input.path) {
+                problems.push(format!(
+                    "{label}: {} is empty: expected one folder per release, named by its tag, each holding `blis`",
+                    kind.describe()
+                ));
             }
         }
         match problems.is_empty() {
@@ -286,6 +292,12 @@ impl Inputs {
             false => anyhow::bail!("{}", problems.join("\n")),
         }
     }
+}
+
+/// Whether `dir` holds anything but hidden entries (what `history::releases::from_dir` lists).
+fn holds_entry(dir: &Path) -> bool {
+    std::fs::read_dir(dir)
+        .is_ok_and(|entries| entries.flatten().any(|e| !e.file_name().to_string_lossy().starts_with('.')))
 }
 
 fn holds_yaml(dir: &Path) -> bool {
