@@ -356,7 +356,7 @@ impl InputKind {
                 self.env_var()
             ),
             InputKind::Measurements => format!(
-                "pass {} DIR or set {}, or run `cargo xtask vendor --fetch` (needs a network)",
+                "pass {} DIR or set {}, or run `cargo xtask vendor --fetch` (over the network)",
                 self.flag(),
                 self.env_var()
             ),
@@ -375,6 +375,16 @@ impl std::error::Error for Refusal {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A refusal reads as one sentence with one verb: `X needs Y (why): how`, never a second
+    /// `needs` in the remedy, never a plural subject.
+    #[test]
+    fn a_refusal_has_one_verb() {
+        for kind in InputKind::ALL {
+            let text = Refusal::new(kind, "the corpus scorer", "not supplied".into()).to_string();
+            assert_eq!(text.matches("need").count(), 1, "{text}");
+        }
+    }
 
     #[test]
     fn flag_beats_variable_beats_vendored_default() {

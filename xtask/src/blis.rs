@@ -236,7 +236,7 @@ fn run_file(path: &std::path::Path, args: &RunArgs, records: &PointRecords, inpu
         .map_err(|e| anyhow::anyhow!("{}: at `{}`: {}", path.display(), e.path(), e.inner()))?;
     let relative = points.iter().any(|p| p.scenario_file.is_relative());
     if relative {
-        let scenarios = match inputs.require_dir(InputKind::Scenarios, "points with relative scenario files") {
+        let scenarios = match inputs.require_dir(InputKind::Scenarios, "a points file with relative scenario files") {
             Ok(dir) => dir.to_path_buf(),
             Err(r) => return finish(Err(r.into())),
         };

@@ -117,7 +117,7 @@ pub fn run(args: Args) -> Result<u8> {
     // gate would otherwise refuse the binary's figures as if no --blis had been given).
     crate::score::check_baseline(args.baseline_blis.as_deref())?;
     if cx.inputs.blis.is_some() {
-        harness::blis::binary::require(&cx.inputs, "the gate's BLIS figures").map_err(anyhow::Error::new)?;
+        harness::blis::binary::require(&cx.inputs, "the gate's BLIS arm").map_err(anyhow::Error::new)?;
     }
     // The run's store of BLIS point outcomes: the first rendering of each task writes it, the
     // second reads it; removed when the gate ends.
