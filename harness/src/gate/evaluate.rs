@@ -235,7 +235,7 @@ pub fn first_difference(a: &str, b: &str) -> String {
     let points = |v: &serde_json::Value| v.pointer("/output/blis_points").unwrap_or(&no_points).clone();
     let (pa, pb) = (points(&a), points(&b));
     if let (Some(pa), Some(pb)) = (pa.as_array(), pb.as_array()) {
-        if let Some((i, (p, q))) = pa.iter().zip(pb).enumerate().find(|(_, (p, q))| p != q) {
+        if let Some((p, q)) = pa.iter().zip(pb).find(|(p, q)| p != q) {
             let label = p.get("label").and_then(|l| l.as_str()).unwrap_or("?");
             let key = p.get("key").and_then(|k| k.as_str()).unwrap_or_default();
             let field = first_json_difference(p, q, String::new()).unwrap_or_default();

@@ -221,7 +221,8 @@ fn fixtures_check_with_a_corpus_folder_that_is_not_there_is_an_error_naming_the_
 fn fixtures_check_refuses_a_huge_sparse_seed_a_device_and_a_fifo_without_reading_them() {
     let mkfifo =
         |path: &std::path::Path| assert!(std::process::Command::new("mkfifo").arg(path).status().unwrap().success());
-    let cases: [(&str, &dyn Fn(&std::path::Path), &str); 4] = [
+    type Plant<'a> = &'a dyn Fn(&std::path::Path);
+    let cases: [(&str, Plant, &str); 4] = [
         ("seed2.json", &|p| std::fs::File::create(p).unwrap().set_len(1 << 40).unwrap(), "one of 1099511627776 bytes"),
         ("seed3.json", &|p| std::os::unix::fs::symlink("/dev/zero", p).unwrap(), "found a character device"),
         ("seed1.json", &|p| mkfifo(p), "found a FIFO"),
