@@ -375,7 +375,7 @@ fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
 pub fn run(target: &Target, cases: u32, seed: u64) -> Result<Report, String> {
     let seeds: Vec<Vec<u8>> = (target.seeds)()
         .iter()
-        .map(|p| std::fs::read(p).map_err(|e| format!("{}: seed {}: {e}", target.name, p.display())))
+        .map(|p| crate::read::bytes(p).map_err(|e| format!("{}: seed {e:#}", target.name)))
         .collect::<Result<_, _>>()?;
     // Every case writes its file: on tmpfs that costs microseconds, on a busy disk milliseconds.
     let dir = tempfile::Builder::new()

@@ -261,19 +261,30 @@ pub const IGNORE_VENDORED: &str = "BLIS_IGNORE_VENDORED";
 impl Inputs {
     /// Every input a user gave explicitly (flag or variable) must hold what it must: the
     /// corpora, catalog and registry a folder; the scenario tree a folder with at least one
-    /// `*.yaml`. A wrong one is an error naming the flag or variable, never a refusal: only an
-    /// input nobody supplied is refused. (The `blis` binary is checked where it is run.)
+    /// `*.yaml`; the folder of releases a folder with an entry; the `blis` binary an executable
+    /// file. A wrong one is an error naming the flag
+    /// or variable, never a refusal: only an input nobody supplied is refused (a mistyped
+    /// `--blis` must not turn the gate green with fewer figures).
     pub fn check_supplied(&self) -> anyhow::Result<()> {
         let mut problems = Vec::new();
-        for kind in InputKind::ALL.into_iter().filter(|k| *k != InputKind::Blis) {
+        for kind in InputKind::ALL {
             let Some(input) = self.get(kind).filter(|i| i.is_override()) else {
                 continue;
             };
             let label = input.source_label();
-            if let Some(found) = not_a_dir(&input.path) {
+            if kind == InputKind::Blis {
+                if let Some(found) = not_an_executable(&input.path) {
+                    problems.push(format!("{label}: {} must be an executable file, found {found}", kind.describe()));
+                }
+            } else if let Some(found) = not_a_dir(&input.path) {
                 problems.push(format!("{label}: {} must be a folder, found {found}", kind.describe()));
             } else if kind == InputKind::Scenarios && !holds_yaml(&input.path) {
                 problems.push(format!("{label}: {} holds no scenario file (*.yaml)", kind.describe()));
+            } else if kind == InputKind::Releases && !holds_entry(&input.path) {
+                problems.push(format!(
+                    "{label}: {} is empty: expected one folder per release, named by its tag, each holding `blis`",
+                    kind.describe()
+                ));
             }
         }
         match problems.is_empty() {
@@ -283,9 +294,29 @@ impl Inputs {
     }
 }
 
+/// Whether `dir` holds anything but hidden entries (what `history::releases::from_dir` lists).
+fn holds_entry(dir: &Path) -> bool {
+    std::fs::read_dir(dir)
+        .is_ok_and(|entries| entries.flatten().any(|e| !e.file_name().to_string_lossy().starts_with('.')))
+}
+
 fn holds_yaml(dir: &Path) -> bool {
     std::fs::read_dir(dir)
         .is_ok_and(|entries| entries.flatten().any(|e| e.path().extension().is_some_and(|x| x == "yaml")))
+}
+
+/// What stands at `path` when it is not an executable regular file (following symlinks), in
+/// words.
+pub fn not_an_executable(path: &Path) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() && meta.permissions().mode() & 0o111 != 0 => None,
+        Ok(meta) if meta.is_file() => {
+            Some(format!("a file that is not executable (mode {:o})", meta.permissions().mode() & 0o7777))
+        }
+        Ok(meta) => Some(crate::atomic::describe_kind(&meta.file_type()).to_string()),
+        Err(_) => crate::read::not_a_file(path),
+    }
 }
 
 /// What stands at `path` when it is not a folder (following symlinks), in words.
@@ -325,7 +356,7 @@ impl InputKind {
                 self.env_var()
             ),
             InputKind::Measurements => format!(
-                "pass {} DIR or set {}, or run `cargo xtask vendor --fetch` (needs a network)",
+                "pass {} DIR or set {}, or run `cargo xtask vendor --fetch` (over the network)",
                 self.flag(),
                 self.env_var()
             ),
@@ -344,6 +375,16 @@ impl std::error::Error for Refusal {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A refusal reads as one sentence with one verb: `X needs Y (why): how`, never a second
+    /// `needs` in the remedy, never a plural subject.
+    #[test]
+    fn a_refusal_has_one_verb() {
+        for kind in InputKind::ALL {
+            let text = Refusal::new(kind, "the corpus scorer", "not supplied".into()).to_string();
+            assert_eq!(text.matches("need").count(), 1, "{text}");
+        }
+    }
 
     #[test]
     fn flag_beats_variable_beats_vendored_default() {

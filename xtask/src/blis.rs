@@ -4,7 +4,7 @@
 //! `cargo xtask history` takes (every release runs whole, from its own folder).
 
 use crate::inputs::{reads, Reads as _};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use harness::blis::{self, CacheMode, PointSpec, ProgressMode, RunOptions, Shard};
 use harness::inputs::{InputKind, Inputs};
 use harness::task::{exit, TaskError};
@@ -229,13 +229,14 @@ fn finish(result: Result<bool, TaskError>) -> Result<u8> {
 }
 
 fn run_file(path: &std::path::Path, args: &RunArgs, records: &PointRecords, inputs: &Inputs) -> Result<u8> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    crate::outcome::check_reports([records.report_json.as_deref()])?;
+    let text = harness::read::text(path)?;
     let de = &mut serde_json::Deserializer::from_str(&text);
     let mut points: Vec<PointSpec> = serde_path_to_error::deserialize(de)
         .map_err(|e| anyhow::anyhow!("{}: at `{}`: {}", path.display(), e.path(), e.inner()))?;
     let relative = points.iter().any(|p| p.scenario_file.is_relative());
     if relative {
-        let scenarios = match inputs.require_dir(InputKind::Scenarios, "points with relative scenario files") {
+        let scenarios = match inputs.require_dir(InputKind::Scenarios, "a points file with relative scenario files") {
             Ok(dir) => dir.to_path_buf(),
             Err(r) => return finish(Err(r.into())),
         };
@@ -245,6 +246,7 @@ fn run_file(path: &std::path::Path, args: &RunArgs, records: &PointRecords, inpu
             }
         }
     }
+    blis::point::check_scenario_files(&points, path)?;
     finish(args.options(inputs, "running BLIS points").and_then(|opts| {
         let report = blis::run_points(&points, &opts)?;
         records.write(&opts, &report.binary_sha256, &report.outcomes)?;

@@ -46,6 +46,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8> {
+    crate::outcome::check_reports([args.report_json.as_deref(), args.report_html.as_deref()])?;
     let inputs = args.inputs.resolve();
     crate::outcome::exit_code(run_inner(&args, &inputs))
 }

@@ -20,6 +20,13 @@ pub fn exit_code(result: Result<u8, TaskError>) -> anyhow::Result<u8> {
     }
 }
 
+/// Every report flag's path can be written (`harness::atomic::check_writable`): called by every
+/// command that writes a report, before any work, so a report path that cannot be written fails
+/// at once rather than after the run.
+pub fn check_reports<'a>(paths: impl IntoIterator<Item = Option<&'a std::path::Path>>) -> anyhow::Result<()> {
+    paths.into_iter().flatten().try_for_each(harness::atomic::check_writable)
+}
+
 /// Whether any report flag was given `-`: that report owns stdout.
 pub fn report_on_stdout<'a>(paths: impl IntoIterator<Item = Option<&'a std::path::Path>>) -> bool {
     paths.into_iter().flatten().any(|p| p.as_os_str() == "-")

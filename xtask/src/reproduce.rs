@@ -91,11 +91,16 @@ pub fn run(args: Args) -> Result<u8> {
         let text = InProcess(&cx).render(task)?;
         if let (Some(store), true) = (&args.render_store, args.render_second) {
             let reruns = serde_json::to_vec(&rendering::take_reruns())?;
-            harness::atomic::write(&reruns_path(store, task), &reruns)?;
+            harness::atomic::write_owned(&reruns_path(store, task), &reruns)?;
         }
         print!("{text}");
         return Ok(exit::OK);
     }
+    crate::outcome::check_reports([
+        args.report_json.as_deref(),
+        args.report_md.as_deref(),
+        args.report_html.as_deref(),
+    ])?;
     let manifest = harness::gate::load_manifest(&manifest_path)?;
     // An id that selects nothing is a typo more often than not: said before any work.
     for only in &args.only {
@@ -112,7 +117,7 @@ pub fn run(args: Args) -> Result<u8> {
     // gate would otherwise refuse the binary's figures as if no --blis had been given).
     crate::score::check_baseline(args.baseline_blis.as_deref())?;
     if cx.inputs.blis.is_some() {
-        harness::blis::binary::require(&cx.inputs, "the gate's BLIS figures").map_err(anyhow::Error::new)?;
+        harness::blis::binary::require(&cx.inputs, "the gate's BLIS arm").map_err(anyhow::Error::new)?;
     }
     // The run's store of BLIS point outcomes: the first rendering of each task writes it, the
     // second reads it; removed when the gate ends.
@@ -183,6 +188,10 @@ pub fn run(args: Args) -> Result<u8> {
                 if !worse.is_empty() {
                     let names: Vec<&str> = worse.iter().map(|f| f.key.as_str()).collect();
                     eprintln!("baseline: the candidate is worse than the baseline on {} (exit 1)", names.join(", "));
+                    baseline_code = exit::FAILED;
+                }
+                if cmp.compared_nothing() {
+                    eprintln!("baseline: no figure the baseline rule holds was compared: the comparison compared nothing (exit 1)");
                     baseline_code = exit::FAILED;
                 }
                 Some(cmp)
@@ -371,7 +380,7 @@ impl Renderer for ChildProcess<'_> {
         let stdout = stdout.with_context(|| format!("reading the rendering of `{task}`"))?;
         if second {
             let path = reruns_path(self.store, task);
-            let text = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            let text = harness::read::bytes(&path)?;
             let reruns: Vec<rendering::Rerun> = serde_json::from_slice(&text).context("the re-run list")?;
             if !reruns.is_empty() {
                 self.reruns.borrow_mut().insert(task.to_string(), reruns);

@@ -87,6 +87,11 @@ pub fn check_baseline(path: Option<&Path>) -> Result<()> {
 }
 
 pub fn run(args: Args) -> Result<u8> {
+    crate::outcome::check_reports([
+        args.gaps.as_deref(),
+        args.report_html.as_deref(),
+        args.records.report_json.as_deref(),
+    ])?;
     check_baseline(args.baseline_blis.as_deref())?;
     let inputs = args.inputs.resolve();
     crate::outcome::exit_code(run_inner(&args, &inputs))
@@ -216,6 +221,10 @@ fn against_baseline(
     if !worse.is_empty() {
         let names: Vec<&str> = worse.iter().map(|f| f.key.as_str()).collect();
         eprintln!("blis: the candidate is worse than the baseline on {} (exit 1)", names.join(", "));
+        code = exit::FAILED;
+    }
+    if cmp.compared_nothing() {
+        eprintln!("blis: no figure the baseline rule holds was compared: the comparison compared nothing (exit 1)");
         code = exit::FAILED;
     }
     Ok(code)

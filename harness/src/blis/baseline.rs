@@ -88,7 +88,7 @@ pub enum Verdict {
     /// silently.
     Better,
     /// Neither worse nor better: the difference is within the margin, or its interval holds
-    /// zero (or is not defined), or the rule does not hold the figure.
+    /// zero, or the rule does not hold the figure.
     NoChange,
     /// Higher by more than the margin with the interval above zero, on a figure the rule holds.
     Worse,
@@ -161,6 +161,8 @@ pub struct Comparison {
     /// The table with both arms (for the HTML report's curves).
     pub scored: Scored,
     pub arms: Vec<Arm>,
+    /// Both ran from one folder (the files a release reads beside its binary are the same).
+    pub same_folder: bool,
 }
 
 /// What a refusal or an error of the comparison says it was needed for.
@@ -301,6 +303,7 @@ pub fn compare_columns(
         only_baseline,
         scored,
         arms,
+        same_folder: candidate.blis_root == baseline.blis_root,
     })
 }
 
@@ -317,7 +320,9 @@ fn arm_indices(scored: &Scored) -> Result<(usize, usize), TaskError> {
 
 /// The rule, in one place: worse only beyond the margin AND with the paired interval above
 /// zero (held figures only); better beyond the margin with the interval below zero; anything
-/// else, an interval that is not defined included, is no change detected.
+/// else is no change detected. Where the interval is not defined (fewer than 2 comparable
+/// sweeps), the margin rule alone decides: a gate that passed any move on one sweep would not
+/// be a gate ([`margin_alone`] says which figures were judged so).
 pub fn verdict(
     candidate: Option<f64>,
     baseline: Option<f64>,
@@ -330,10 +335,18 @@ pub fn verdict(
         (Some(c), Some(b)) => match interval {
             Some(Ok(i)) if held && c - b > margin && i.low > 0.0 => Verdict::Worse,
             Some(Ok(i)) if b - c > margin && i.high < 0.0 => Verdict::Better,
+            Some(Ok(_)) => Verdict::NoChange,
+            _ if held && c - b > margin => Verdict::Worse,
+            _ if b - c > margin => Verdict::Better,
             _ => Verdict::NoChange,
         },
         _ => Verdict::NotComputed,
     }
+}
+
+/// Whether `figure`'s verdict was reached by the margin alone (its interval is not defined).
+pub fn margin_alone(figure: &FigureRow) -> bool {
+    figure.candidate.is_some() && figure.baseline.is_some() && !matches!(figure.interval, Some(Ok(_)))
 }
 
 /// `[0.12, 0.98]`, or why there is no interval.
@@ -386,6 +399,19 @@ impl Comparison {
         self.figures.iter().filter(|f| f.verdict == Verdict::Better).collect()
     }
 
+    /// The figures the rule holds that could not be compared (neither binary's value is over a
+    /// sweep both model). When every held figure is one of them, the comparison compared
+    /// nothing: a gate must fail then, never pass ([`Comparison::compared_nothing`]).
+    pub fn not_compared(&self) -> Vec<&FigureRow> {
+        self.figures.iter().filter(|f| f.held && f.verdict == Verdict::NotComputed).collect()
+    }
+
+    /// No figure the rule holds was compared (the binaries model no sweep in common, or the
+    /// rule holds no figure of this table): a comparison that cannot pass.
+    pub fn compared_nothing(&self) -> bool {
+        !self.figures.iter().any(|f| f.held && f.verdict != Verdict::NotComputed)
+    }
+
     /// Every computed figure is bit for bit the same.
     pub fn no_difference(&self) -> bool {
         let computed: Vec<_> = self.figures.iter().filter(|f| f.verdict != Verdict::NotComputed).collect();
@@ -419,19 +445,27 @@ impl Comparison {
     /// The verdict, one line per worse or better figure, with the sweeps that moved most.
     pub fn verdict_text(&self) -> String {
         let mut out = String::new();
+        if self.compared_nothing() {
+            let _ = writeln!(
+                out,
+                "NOT COMPARED: no figure the rule holds ({}) has a value for both binaries over a sweep both model: \
+                 the comparison compared nothing, and fails",
+                self.rule.figures.join(", ")
+            );
+        }
         if self.no_difference() {
             out.push_str("no difference: every BLIS figure computed is the same for both binaries\n");
         }
         for f in self.worse() {
             let _ = writeln!(
                 out,
-                "WORSE: {} candidate {} vs baseline {} ({} > margin {}, 95% interval {} above zero)",
+                "WORSE: {} candidate {} vs baseline {} ({} > margin {}, {})",
                 f.key,
                 num(f.candidate),
                 num(f.baseline),
                 signed(f.delta()),
                 self.rule.margin,
-                interval_text(f.interval.as_ref())
+                self.interval_reason(f, "above")
             );
             for (s, d) in self.moved_most(f) {
                 let _ = writeln!(out, "  moved most: {} {} {}", s.scenario, s.label, signed(Some(d)));
@@ -440,24 +474,39 @@ impl Comparison {
         for f in self.better() {
             let _ = writeln!(
                 out,
-                "better: {} candidate {} vs baseline {} ({}, 95% interval {} below zero); review it before taking it into a snapshot",
+                "better: {} candidate {} vs baseline {} ({}, {}); review it before taking it into a snapshot",
                 f.key,
                 num(f.candidate),
                 num(f.baseline),
                 signed(f.delta()),
-                interval_text(f.interval.as_ref())
+                self.interval_reason(f, "below")
             );
         }
         for f in self.figures.iter().filter(|f| f.held && matches!(f.verdict, Verdict::NoChange | Verdict::Same)) {
+            let alone = if margin_alone(f) && f.verdict == Verdict::NoChange {
+                "; fewer than 2 comparable sweeps: the margin rule alone decides"
+            } else {
+                ""
+            };
             let _ = writeln!(
                 out,
-                "no change detected: {} ({}, 95% interval {})",
+                "no change detected: {} ({}, 95% interval {}{alone})",
                 f.key,
                 signed(f.delta()),
                 interval_text(f.interval.as_ref())
             );
         }
         out
+    }
+
+    /// `95% interval [a, b] above zero`, or, for a verdict of the margin alone, why.
+    fn interval_reason(&self, f: &FigureRow, side: &str) -> String {
+        let interval = interval_text(f.interval.as_ref());
+        if margin_alone(f) {
+            format!("95% interval {interval}, fewer than 2 comparable sweeps: the margin rule alone decides")
+        } else {
+            format!("95% interval {interval} {side} zero")
+        }
     }
 
     /// The deterministic report (markdown tables; also what the terminal shows).
@@ -472,7 +521,11 @@ impl Comparison {
             );
         }
         if self.candidate.sha256 == self.baseline.sha256 && self.candidate.env == self.baseline.env {
-            out.push_str("- the two are the same binary\n");
+            out.push_str(if self.same_folder {
+                "- the two are the same binary, run from the same folder\n"
+            } else {
+                "- the same binary's bytes, run from two folders: each reads the release files of its own folder\n"
+            });
         }
         let _ = writeln!(
             out,
@@ -579,6 +632,7 @@ impl Comparison {
             "figures": self.figures.iter().map(|f| json!({
                 "figure": f.key, "sweeps": f.sweeps, "n": f.n, "candidate": f.candidate, "baseline": f.baseline,
                 "difference": f.delta(), "held": f.held, "verdict": f.verdict.word(),
+                "margin_alone": margin_alone(f),
                 "interval": match &f.interval {
                     None => json!(null),
                     Some(Ok(i)) => json!({"low": i.low, "high": i.high}),
@@ -596,6 +650,8 @@ impl Comparison {
             "worse": self.worse().iter().map(|f| f.key.clone()).collect::<Vec<_>>(),
             "better": self.better().iter().map(|f| f.key.clone()).collect::<Vec<_>>(),
             "no_difference": self.no_difference(),
+            "same_folder": self.same_folder,
+            "compared_nothing": self.compared_nothing(),
         })
     }
 }
@@ -655,10 +711,19 @@ mod tests {
         let (v, i) = judged(&base, &base, 0.5);
         assert_eq!((v, i), (Verdict::Same, Interval { low: 0.0, high: 0.0 }));
         assert_eq!(v.word(), "no change detected (identical)");
-        // A figure the rule does not hold is never worse; no interval is never worse.
+        // A figure the rule does not hold is never worse.
         let i = Interval { low: 1.0, high: 3.0 };
         assert_eq!(verdict(Some(12.0), Some(10.0), Some(&Ok(i)), false, 0.5), Verdict::NoChange);
+    }
+
+    #[test]
+    fn with_fewer_than_two_sweeps_the_margin_rule_alone_decides() {
         let undefined: CellInterval = Err("not defined: 1 sweep".into());
-        assert_eq!(verdict(Some(12.0), Some(10.0), Some(&undefined), true, 0.5), Verdict::NoChange);
+        // A +16-point move on the one comparable sweep of a held figure is worse.
+        assert_eq!(verdict(Some(26.0), Some(10.0), Some(&undefined), true, 0.5), Verdict::Worse);
+        assert_eq!(verdict(Some(10.0), Some(26.0), Some(&undefined), true, 0.5), Verdict::Better);
+        // Within the margin, or on a figure the rule does not hold: no change detected.
+        assert_eq!(verdict(Some(10.3), Some(10.0), Some(&undefined), true, 0.5), Verdict::NoChange);
+        assert_eq!(verdict(Some(26.0), Some(10.0), Some(&undefined), false, 0.5), Verdict::NoChange);
     }
 }

@@ -12,8 +12,8 @@
 //! JSON string with its SHA-256, plus the SHA-256 of the metrics file the record was read from.
 //! The summary is computed from the record on every read (`metrics::parse` then the
 //! summarizer), so a changed summarizer can never be served from an old entry. One entry per
-//! file, `<dir>/<key[0..2]>/<key>.json`, written with `harness::atomic::write` (temp file +
-//! rename), so an interrupted run leaves either the old state or a complete entry; a damaged
+//! file, `<dir>/<key[0..2]>/<key>.json`, written with `harness::atomic::write_owned` (temp file +
+//! rename at exactly that name: a symlink planted there is replaced, never written through), so an interrupted run leaves either the old state or a complete entry; a damaged
 //! entry fails its checksum and is recomputed, never trusted; an entry of an older format is
 //! recomputed and counted.
 
@@ -220,19 +220,25 @@ impl Cache {
     /// Stores the record read from a metrics file whose bytes hash to `metrics_sha256`, without
     /// a cost.
     pub fn put(&self, key: &str, file: &MetricsFile, metrics_sha256: &str) -> Result<()> {
-        crate::atomic::write(&self.entry_path(key), &encode(key, file, metrics_sha256, None)?)
+        crate::atomic::write_owned(&self.entry_path(key), &encode(key, file, metrics_sha256, None)?)
     }
 
     /// Stores a record with what its run cost.
     pub fn store(&self, key: &str, record: &Record) -> Result<()> {
-        crate::atomic::write(&self.entry_path(key), &encode(key, &record.file, &record.metrics_sha256, record.cost)?)
+        crate::atomic::write_owned(
+            &self.entry_path(key),
+            &encode(key, &record.file, &record.metrics_sha256, record.cost)?,
+        )
     }
 
     fn put_bytes(&self, key: &str, bytes: &[u8]) -> Result<()> {
-        crate::atomic::write(&self.entry_path(key), bytes)
+        crate::atomic::write_owned(&self.entry_path(key), bytes)
     }
 
-    /// Every entry file below the cache directory, keyed by the key its name states.
+    /// Every entry file below the cache directory, keyed by the key its name states. An entry
+    /// anywhere but where the cache puts its key (`<key[0..2]>/<key>.json`, lower-case hex), or
+    /// a key that stands twice (in two folders, or in two cases), is an error naming the key: a
+    /// lookup would never find it, and a merge must not copy it.
     pub fn entries(&self) -> Result<BTreeMap<String, PathBuf>> {
         let mut out = BTreeMap::new();
         if !self.dir.exists() {
@@ -244,11 +250,28 @@ impl Cache {
             }
             for file in read_dir_sorted(&shard)? {
                 let name = file.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-                if let Some(key) = name.strip_suffix(".json") {
-                    if key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit()) {
-                        out.insert(key.to_string(), file.clone());
-                    }
+                let Some(key) = name.strip_suffix(".json") else { continue };
+                if key.len() != 64 || !key.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    continue;
                 }
+                let lower = key.to_ascii_lowercase();
+                let home = self.entry_path(&lower);
+                if file != home {
+                    if std::fs::symlink_metadata(&home).is_ok() {
+                        bail!(
+                            "key {lower} stands twice in {}: {} and {}",
+                            self.dir.display(),
+                            home.display(),
+                            file.display()
+                        );
+                    }
+                    bail!(
+                        "{}: the entry of key {lower} is misplaced: the cache keeps it at {}",
+                        file.display(),
+                        home.display()
+                    );
+                }
+                out.insert(lower, file);
             }
         }
         Ok(out)

@@ -34,7 +34,7 @@ pub fn scenario_tp(scenario_file: &Path) -> u64 {
     let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
     *seen
         .entry(scenario_file.to_path_buf())
-        .or_insert_with(|| std::fs::read_to_string(scenario_file).ok().and_then(|text| stated_tp(&text)).unwrap_or(1))
+        .or_insert_with(|| crate::read::text(scenario_file).ok().and_then(|text| stated_tp(&text)).unwrap_or(1))
 }
 
 fn stated_tp(text: &str) -> Option<u64> {

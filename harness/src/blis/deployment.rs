@@ -88,12 +88,11 @@ impl Release {
             .with_context(|| format!("`blis run --help` lists none of {}", METRICS_FLAGS.join(", ")))?;
         let timeout = flags.iter().any(|f| f == "--timeout");
         let hw_path = root.join("hardware_config.json");
-        let hw_text = std::fs::read_to_string(&hw_path).with_context(|| format!("reading {}", hw_path.display()))?;
+        let hw_text = crate::read::text(&hw_path)?;
         let hw: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&hw_text)
             .with_context(|| format!("{}: expected a JSON object of GPU names", hw_path.display()))?;
         let defaults_path = root.join("defaults.yaml");
-        let defaults_text =
-            std::fs::read_to_string(&defaults_path).with_context(|| format!("reading {}", defaults_path.display()))?;
+        let defaults_text = crate::read::text(&defaults_path)?;
         let defaults: Value =
             serde_yaml::from_str(&defaults_text).with_context(|| format!("parsing {}", defaults_path.display()))?;
         let known_models = match defaults.get("defaults") {
@@ -227,8 +226,7 @@ pub fn flag_deployment(
             "no model config for `{model}` ({folder}/config.json is not shipped; the release would download it)"
         ));
     };
-    let config_bytes =
-        std::fs::read(&config).with_context(|| format!("reading model config {}", config.display())).map_err(Err)?;
+    let config_bytes = crate::read::bytes(&config).context("reading a model config").map_err(Err)?;
     let shipped = model_config_fields(&config_bytes).with_context(|| format!("model config {}", config.display()));
     let shipped = shipped.map_err(Err)?;
     let model_id = release

@@ -30,7 +30,7 @@ pub fn determinism_point_for(scenarios: &Path, target: &super::Target) -> Result
     let is_vllm = |p: &&std::path::PathBuf| p.file_name().is_some_and(|n| n.to_string_lossy().contains("vllm"));
     let modelled = |p: &&std::path::PathBuf| match target {
         super::Target::Scenario => true,
-        super::Target::Flags(release) => std::fs::read_to_string(p).is_ok_and(|text| {
+        super::Target::Flags(release) => crate::read::text(p).is_ok_and(|text| {
             let any = EngineSettings {
                 max_num_seqs: 1,
                 max_num_batched_tokens: 1,
@@ -46,7 +46,7 @@ pub fn determinism_point_for(scenarios: &Path, target: &super::Target) -> Result
         .find(is_vllm)
         .or(files.iter().find(modelled))
         .ok_or_else(|| anyhow!("{} holds no scenario file this binary can model", scenarios.display()))?;
-    let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let text = crate::read::text(file)?;
     let stated = super::variant::stated_settings(&text).with_context(|| format!("{}", file.display()))?;
     let missing = |f: &str| anyhow!("{}: pools[0].engine.{f} is not stated", file.display());
     let engine = EngineSettings {

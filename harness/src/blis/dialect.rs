@@ -16,7 +16,7 @@
 //! `defaults.yaml` (model ids it knows). A point the release cannot model is `NotModelled`
 //! with the reason; scenario settings it has no flag for are listed (`unexpressed`).
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
@@ -276,11 +276,14 @@ pub fn workload_spec_gap(binary: &Path, digest: &str) -> Result<Option<String>> 
     if let Some(g) = GAPS.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).get(digest) {
         return Ok(g.clone());
     }
-    let bytes = std::fs::read(binary).with_context(|| format!("reading {}", binary.display()))?;
+    let bytes = crate::read::bytes_at_most(binary, MAX_BINARY_BYTES)?;
     let gap = spec_gap_of(&bytes);
     GAPS.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).insert(digest.into(), gap.clone());
     Ok(gap)
 }
+
+/// The largest binary read whole for its tags: a real `blis` is about 11 MB.
+const MAX_BINARY_BYTES: u64 = 1 << 30;
 
 /// `workload_spec_gap` of a binary's bytes.
 pub fn spec_gap_of(bytes: &[u8]) -> Option<String> {

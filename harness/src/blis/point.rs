@@ -40,6 +40,22 @@ impl PointSpec {
     }
 }
 
+/// Every point's scenario file is a regular file, checked from its metadata (never opened, so a
+/// FIFO there cannot stall the check) before any point runs; the error names the points file
+/// (`source`), the point and what stands where its scenario file should be.
+pub fn check_scenario_files(points: &[PointSpec], source: &Path) -> anyhow::Result<()> {
+    for (i, point) in points.iter().enumerate() {
+        if let Some(found) = crate::read::not_a_file(&point.scenario_file) {
+            anyhow::bail!(
+                "{}: [{i}].scenario_file: {}: expected a scenario file, found {found}",
+                crate::paths::display(source),
+                crate::paths::display(&point.scenario_file)
+            );
+        }
+    }
+    Ok(())
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FailureKind {
     /// The point's own inputs (scenario file, length vectors) are unusable.

@@ -157,25 +157,25 @@ fn decode(bytes: &[u8], key: &str) -> Option<Result<PointMetrics, PointFailure>>
 
 /// Second rendering: the fresh result an earlier task of this run got re-running this point.
 pub(crate) fn earlier_rerun(store: &std::path::Path, key: &str) -> Option<Result<PointMetrics, PointFailure>> {
-    decode(&std::fs::read(rerun_path(store, key)).ok()?, key)
+    decode(&crate::read::bytes(&rerun_path(store, key)).ok()?, key)
 }
 
 /// Second rendering: keeps a re-run's fresh result for the later tasks of this run.
 pub(crate) fn keep_rerun(store: &std::path::Path, outcome: &PointOutcome) -> anyhow::Result<()> {
-    crate::atomic::write(&rerun_path(store, &outcome.key), &encode(outcome)?)
+    crate::atomic::write_owned(&rerun_path(store, &outcome.key), &encode(outcome)?)
 }
 
 /// First rendering: every outcome with a key goes into the store.
 pub(crate) fn record(store: &std::path::Path, outcomes: &[PointOutcome]) -> anyhow::Result<()> {
     for o in outcomes.iter().filter(|o| !o.key.is_empty()) {
-        crate::atomic::write(&entry_path(store, &o.key), &encode(o)?)?;
+        crate::atomic::write_owned(&entry_path(store, &o.key), &encode(o)?)?;
     }
     Ok(())
 }
 
 /// Second rendering: what the first rendering stored for this key, if anything readable.
 pub(crate) fn lookup(store: &std::path::Path, key: &str) -> Option<Result<PointMetrics, PointFailure>> {
-    decode(&std::fs::read(entry_path(store, key)).ok()?, key)
+    decode(&crate::read::bytes(&entry_path(store, key)).ok()?, key)
 }
 
 /// The sweep a point belongs to, for the sample: scenario, input and output length.

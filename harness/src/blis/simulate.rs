@@ -60,6 +60,8 @@ pub(crate) fn simulate(
         stderr_path: stderr_path.clone(),
         stdout_path: None,
     };
+    // `blis run` or `blis replay`: what the point's command line asked of the binary.
+    let subcommand = format!("blis {}", run.args.first().map_or("run", String::as_str));
     let (end, cost) = pool::run_child_measured(&run)
         .map_err(|e| failure(FailureKind::Exit, format!("starting {}: {e}", opts.binary.display())))?;
     let tail = || pool::tail_lines(&stderr_path, 10);
@@ -77,7 +79,7 @@ pub(crate) fn simulate(
             }
             return Err(PointFailure {
                 kind: FailureKind::Exit,
-                reason: format!("blis run exited with {status}"),
+                reason: format!("{subcommand} exited with {status}"),
                 stderr_tail: tail,
             });
         }
@@ -86,7 +88,7 @@ pub(crate) fn simulate(
     // Never a blocking open or an unbounded read: the child may leave a FIFO, a device or a
     // huge file at the path.
     let bytes = crate::read::regular_file_bounded(&dir.path().join("metrics.json"), MAX_METRICS_BYTES)
-        .map_err(|e| with_tail(FailureKind::Metrics, format!("blis run wrote no readable metrics file: {e}")))?;
+        .map_err(|e| with_tail(FailureKind::Metrics, format!("{subcommand} wrote no readable metrics file: {e}")))?;
     let text = String::from_utf8(bytes)
         .map_err(|e| with_tail(FailureKind::Metrics, format!("the metrics file is not UTF-8: {e}")))?;
     let file = metrics::parse(&text).map_err(|e| with_tail(FailureKind::Metrics, format!("{e:#}")))?;

@@ -205,7 +205,9 @@ fn render_twice(renderer: &dyn Renderer, task: &str) -> Result<Rendered, String>
     serde_json::from_str(&first).map_err(|e| format!("unreadable rendering of `{task}`: {e}"))
 }
 
-/// Where two renderings part, line by line, including inside the report text.
+/// Where two renderings part: line by line, including inside the report text; else the point
+/// whose record differs (a simulator's noise the report's rounding hid), named by its label
+/// and key; else the first field of the rendering's JSON that differs.
 pub fn first_difference(a: &str, b: &str) -> String {
     let expand = |s: &str| -> Vec<String> {
         match serde_json::from_str::<Rendered>(s) {
@@ -217,15 +219,90 @@ pub fn first_difference(a: &str, b: &str) -> String {
             _ => s.lines().map(str::to_string).collect(),
         }
     };
-    let (a, b) = (expand(a), expand(b));
-    for i in 0..a.len().max(b.len()) {
-        let (x, y) = (a.get(i), b.get(i));
+    let (lines_a, lines_b) = (expand(a), expand(b));
+    for i in 0..lines_a.len().max(lines_b.len()) {
+        let (x, y) = (lines_a.get(i), lines_b.get(i));
         if x != y {
             let show = |l: Option<&String>| l.map_or("<end>".to_string(), |s| format!("{s:?}"));
             return format!("first differing line {}: {} vs {}", i + 1, show(x), show(y));
         }
     }
-    "renderings differ only in bytes outside the lines".to_string()
+    let (Ok(a), Ok(b)) = (serde_json::from_str::<serde_json::Value>(a), serde_json::from_str::<serde_json::Value>(b))
+    else {
+        return "the renderings differ, and one is not JSON".to_string();
+    };
+    let no_points = serde_json::Value::Array(Vec::new());
+    let points = |v: &serde_json::Value| v.pointer("/output/blis_points").unwrap_or(&no_points).clone();
+    let (pa, pb) = (points(&a), points(&b));
+    if let (Some(pa), Some(pb)) = (pa.as_array(), pb.as_array()) {
+        if let Some((p, q)) = pa.iter().zip(pb).find(|(p, q)| p != q) {
+            let label = p.get("label").and_then(|l| l.as_str()).unwrap_or("?");
+            let key = p.get("key").and_then(|k| k.as_str()).unwrap_or_default();
+            let field = first_json_difference(p, q, String::new()).unwrap_or_default();
+            return format!(
+                "the point {label} (key {}) differs between the renderings: {field}",
+                &key[..key.len().min(12)]
+            );
+        }
+        if pa.len() != pb.len() {
+            return format!("the renderings hold {} and {} point records", pa.len(), pb.len());
+        }
+    }
+    match first_json_difference(&a, &b, String::new()) {
+        Some(field) => format!("first differing field {field}"),
+        None => "the renderings differ only in the layout of their JSON".to_string(),
+    }
+}
+
+/// The first leaf at which `a` and `b` differ, as `path: a vs b` (each value cut to 120
+/// characters), `None` when they are equal.
+fn first_json_difference(a: &serde_json::Value, b: &serde_json::Value, path: String) -> Option<String> {
+    use serde_json::Value as J;
+    if a == b {
+        return None;
+    }
+    match (a, b) {
+        (J::Object(x), J::Object(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter().find_map(|k| {
+                let missing = J::String("<absent>".into());
+                first_json_difference(x.get(k).unwrap_or(&missing), y.get(k).unwrap_or(&missing), format!("{path}/{k}"))
+            })
+        }
+        (J::Array(x), J::Array(y)) if x.len() == y.len() => {
+            x.iter().zip(y).enumerate().find_map(|(i, (p, q))| first_json_difference(p, q, format!("{path}/{i}")))
+        }
+        _ => {
+            let cut = |v: &J| v.to_string().chars().take(120).collect::<String>();
+            Some(format!("{}: {} vs {}", if path.is_empty() { "/" } else { &path }, cut(a), cut(b)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rendering(tpot: f64) -> String {
+        let mut out = TaskOutput { report: "TPOT 9.64\n".into(), ..TaskOutput::default() };
+        out.blis_points = vec![
+            serde_json::json!({"key": "a".repeat(64), "label": "m c=1 seed=0", "result": {"ok": {"tpot_ms": 1.5}}}),
+            serde_json::json!({"key": "b".repeat(64), "label": "m c=2 seed=0", "result": {"ok": {"tpot_ms": tpot}}}),
+        ];
+        serde_json::to_string(&Rendered::Output(out)).unwrap()
+    }
+
+    /// Noise below the report's rounding shows only in a point's record: the point is named.
+    #[test]
+    fn renderings_that_differ_only_in_a_point_record_name_the_point() {
+        let why = first_difference(&rendering(2.0000001), &rendering(2.0000002));
+        assert_eq!(
+            why,
+            "the point m c=2 seed=0 (key bbbbbbbbbbbb) differs between the renderings: /result/ok/tpot_ms: 2.0000001 vs 2.0000002"
+        );
+    }
 }
 
 /// What the lock verification says about the inputs every other figure reads: per input, why

@@ -75,7 +75,7 @@ pub fn test_sources() -> String {
             if path.is_dir() {
                 stack.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") {
-                text.push_str(&std::fs::read_to_string(&path).unwrap_or_default());
+                text.push_str(&crate::read::text(&path).unwrap_or_default());
             }
         }
     }
@@ -124,7 +124,7 @@ pub fn check(manifest: &Manifest) -> (Vec<String>, Option<String>) {
     let mut problems = missing_snapshots(manifest, &present);
     problems.extend(orphaned_snapshots(manifest, &present, &test_sources()));
     let doc_path = published_figures_path();
-    let skipped = match doc_path.as_deref().map(std::fs::read_to_string) {
+    let skipped = match doc_path.as_deref().map(crate::read::text) {
         Some(Ok(doc)) => {
             problems.extend(published_digits(manifest, "PUBLISHED-FIGURES.md", &doc));
             None

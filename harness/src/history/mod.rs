@@ -138,6 +138,39 @@ pub struct Attribution {
     pub same_as_earlier: bool,
     /// The pinned run against the earlier release (by the rule), when they differ.
     pub comparison: Option<Comparison>,
+    /// Why no attribution could be made (the pinned run gave no value on any point): then
+    /// neither `same_as_earlier` nor `comparison` says anything.
+    pub not_made: Option<String>,
+}
+
+impl Attribution {
+    /// What pinning `pinned` on the later release gave, judged against the earlier release's
+    /// column: no attribution at all when the pinned run has no value on any point (a run
+    /// that failed everywhere tells nothing about the model).
+    fn of(
+        pinned: &str,
+        earlier: &Column,
+        column: &Column,
+        compare: impl FnOnce() -> Result<Comparison, TaskError>,
+    ) -> Result<Attribution, TaskError> {
+        if column.succeeded == 0 {
+            let first = column.outcomes.iter().find_map(|o| o.result.as_ref().err()).map(|f| f.reason.clone());
+            let not_made = format!(
+                "the re-run with --latency-model {pinned} pinned gave no value on any of its {} planned points{}",
+                column.outcomes.len(),
+                first.map_or(String::new(), |why| format!(" (the first failure: {why})"))
+            );
+            return Ok(Attribution {
+                pinned: pinned.into(),
+                same_as_earlier: false,
+                comparison: None,
+                not_made: Some(not_made),
+            });
+        }
+        let same_as_earlier = same_outcomes(earlier, column);
+        let comparison = if same_as_earlier { None } else { Some(compare()?) };
+        Ok(Attribution { pinned: pinned.into(), same_as_earlier, comparison, not_made: None })
+    }
 }
 
 /// The first step at which a held figure moved beyond the margin, one way.
@@ -207,7 +240,12 @@ pub fn run(listing: &Listing, settings: &Settings) -> Result<History, TaskError>
         let mut opts = settings.template.for_binary(release.binary.clone());
         opts.latency_model = settings.latency_model.clone();
         let status = match run_release(&opts, settings, &identities, &rows) {
-            Ok((ran, identity)) => {
+            Ok((mut ran, identity)) => {
+                for outcome in &mut ran.column.outcomes {
+                    if let Err(f) = &mut outcome.result {
+                        f.reason = by_tag(&f.reason, release);
+                    }
+                }
                 if ran.same_as.is_none() {
                     distinct_runs += 1;
                     identities.push((identity, rows.len()));
@@ -215,10 +253,7 @@ pub fn run(listing: &Listing, settings: &Settings) -> Result<History, TaskError>
                 (settings.on_release)(&release.tag, &ran.column, ran.same_as.as_deref());
                 Status::Ran(Box::new(ran))
             }
-            // The report is snapshotted: the release's path becomes its tag's folder.
-            Err(why) => {
-                Status::Unusable(why.replace(&release.binary.display().to_string(), &format!("{}/blis", release.tag)))
-            }
+            Err(why) => Status::Unusable(by_tag(&why, release)),
         };
         rows.push(Row { tag: release.tag.clone(), version: release.version.clone(), status });
     }
@@ -246,6 +281,18 @@ pub fn run(listing: &Listing, settings: &Settings) -> Result<History, TaskError>
         planned_sweeps,
         distinct_runs,
     })
+}
+
+/// `text` (a reason) with the release's own paths shown by its tag: the binary as `TAG/blis`,
+/// its folder as `TAG`, any other path as `paths::display` shows it. The report is snapshotted
+/// and holds no machine's paths.
+fn by_tag(text: &str, release: &releases::Release) -> String {
+    let mut out = text.replace(&release.binary.display().to_string(), &format!("{}/blis", release.tag));
+    if let Some(folder) = release.binary.parent().filter(|p| !p.as_os_str().is_empty()) {
+        out = out.replace(&folder.display().to_string(), &release.tag);
+    }
+    let root = crate::paths::workspace_root().display().to_string();
+    out.replace(&format!("{root}/"), "")
 }
 
 /// One release's column, or why it has none. A release with the binary and files of one
@@ -328,18 +375,14 @@ fn steps(rows: &[Row], listing: &Listing, settings: &Settings) -> Result<Vec<Ste
                 let mut pinned = opts_of(&rows[to]);
                 pinned.latency_model = Some(earlier.clone());
                 let column = arm::column_of_plan(&settings.plan, &pinned)?;
-                let same_as_earlier = same_outcomes(&a.column, &column);
-                let comparison = if same_as_earlier {
-                    None
-                } else {
-                    Some(baseline::compare_columns(
+                Some(Attribution::of(earlier, &a.column, &column, || {
+                    baseline::compare_columns(
                         settings.resolved,
                         (&pinned, &column),
                         (&opts_of(&rows[from]), &a.column),
                         &settings.rule,
-                    )?)
-                };
-                Some(Attribution { pinned: earlier.clone(), same_as_earlier, comparison })
+                    )
+                })?)
             }
             _ => None,
         };
@@ -464,5 +507,70 @@ impl Ran {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blis::{FailureKind, PointFailure, PointOutcome};
+
+    fn column(results: Vec<Result<crate::blis::PointMetrics, PointFailure>>) -> Column {
+        let succeeded = results.iter().filter(|r| r.is_ok()).count();
+        Column {
+            arm: crate::score::Arm::simulated("BLIS", "blis", BTreeMap::new()),
+            notes: Vec::new(),
+            sweep_notes: Vec::new(),
+            succeeded,
+            failed: results.len() - succeeded,
+            not_modelled_sweeps: 0,
+            modelled_sweeps: 0,
+            outcomes: results
+                .into_iter()
+                .map(|result| PointOutcome {
+                    key: String::new(),
+                    label: "m c=1".into(),
+                    result,
+                    cached: false,
+                    elapsed: std::time::Duration::ZERO,
+                    cost: None,
+                    run: None,
+                    cwd: Default::default(),
+                    key_files: Vec::new(),
+                })
+                .collect(),
+            ran: 0,
+            cached: 0,
+            form: Default::default(),
+        }
+    }
+
+    fn failed(why: &str) -> Result<crate::blis::PointMetrics, PointFailure> {
+        Err(PointFailure { kind: FailureKind::Exit, reason: why.into(), stderr_tail: Vec::new() })
+    }
+
+    /// A pinned re-run that failed on every point tells nothing about the latency model: the
+    /// attribution is not made (and says why), never "the latency model itself changed".
+    #[test]
+    fn a_pinned_rerun_failing_on_every_point_makes_no_attribution() {
+        let earlier = column(vec![failed("x")]);
+        let pinned = column(vec![failed("exit status 1: unknown --latency-model"), failed("exit status 1")]);
+        let compare = || -> Result<Comparison, TaskError> { panic!("nothing to compare") };
+        let a = Attribution::of("roofline", &earlier, &pinned, compare).unwrap();
+        assert!(!a.same_as_earlier && a.comparison.is_none());
+        let why = a.not_made.unwrap();
+        assert!(why.contains("roofline pinned gave no value on any of its 2 planned points"), "{why}");
+        assert!(why.contains("the first failure: exit status 1: unknown --latency-model"), "{why}");
+    }
+
+    #[test]
+    fn a_reason_shows_the_release_by_its_tag_not_the_machine_path() {
+        let release = releases::Release {
+            tag: "v0.7.13".into(),
+            version: None,
+            binary: "/srv/team/releases/v0.7.13/blis".into(),
+        };
+        let why = "reading /srv/team/releases/v0.7.13/defaults.yaml: /srv/team/releases/v0.7.13/blis crashed";
+        assert_eq!(by_tag(why, &release), "reading v0.7.13/defaults.yaml: v0.7.13/blis crashed");
     }
 }

@@ -147,9 +147,11 @@ pub fn from_dir(dir: &Path) -> anyhow::Result<Listing> {
     let mut listing = Listing::default();
     for (name, path) in names {
         if !path.is_dir() {
+            // What it is, in words: a symlink loop or a FIFO is not "a file".
+            let what = crate::read::not_a_file(&path).unwrap_or_else(|| "a file".into());
             listing.rejected.push(Rejected {
                 tag: name,
-                reason: "a file, not a folder (a release is a folder named by its tag holding `blis`)".into(),
+                reason: format!("{what}, not a folder (a release is a folder named by its tag holding `blis`)"),
             });
             continue;
         }
@@ -322,6 +324,20 @@ mod tests {
         assert!(why("v0.7.3").contains("v0.7.3/blis is not executable (mode 644)"), "{}", why("v0.7.3"));
         assert!(why("v0.7.4").contains("holds no `blis`"));
         assert_eq!(listing.rejected.len(), 6);
+    }
+
+    #[test]
+    fn a_symlink_loop_or_a_fifo_among_the_releases_is_called_what_it_is() {
+        let dir = folder_with(&[("v0.7.13", Some(0o755))]);
+        std::os::unix::fs::symlink("v0.7.12", dir.path().join("v0.7.12")).unwrap();
+        std::os::unix::fs::symlink("v0.7.12", dir.path().join("v0.7.11")).unwrap();
+        std::fs::remove_file(dir.path().join("v0.7.12")).unwrap();
+        std::os::unix::fs::symlink("v0.7.11", dir.path().join("v0.7.12")).unwrap();
+        assert!(std::process::Command::new("mkfifo").arg(dir.path().join("v0.7.10")).status().unwrap().success());
+        let listing = from_dir(dir.path()).unwrap();
+        let why = |tag: &str| listing.rejected.iter().find(|r| r.tag == tag).map(|r| r.reason.clone()).unwrap();
+        assert!(why("v0.7.12").starts_with("a symlink loop, not a folder"), "{}", why("v0.7.12"));
+        assert!(why("v0.7.10").starts_with("a FIFO, not a folder"), "{}", why("v0.7.10"));
     }
 
     #[test]

@@ -19,6 +19,25 @@ fn signed(v: Option<f64>) -> String {
     v.map_or("-".into(), |v| if v == 0.0 { "0".into() } else { format!("{v:+.2}") })
 }
 
+/// `text` as one markdown table cell or list item: a `|` escaped, a line break or other control
+/// character shown as its escape, so a folder name can never end a cell or start a row.
+pub fn md(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            c if c.is_control() => out.extend(c.escape_default()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// [`md`] of each tag, joined by `, `.
+fn md_tags(tags: &[String]) -> String {
+    tags.iter().map(|t| md(t)).collect::<Vec<_>>().join(", ")
+}
+
 fn short(sha: &str) -> &str {
     &sha[..sha.len().min(12)]
 }
@@ -75,11 +94,11 @@ pub fn markdown(h: &History, plan: &Plan) -> String {
             Status::Ran(r) => {
                 let sweeps = r.sweeps(plan);
                 let count = |f: fn(&SweepStatus) -> bool| sweeps.iter().filter(|(_, s)| f(s)).count();
-                let same = r.same_as.as_ref().map_or(String::new(), |t| format!(" (= {t}, simulated once)"));
+                let same = r.same_as.as_ref().map_or(String::new(), |t| format!(" (= {}, simulated once)", md(t)));
                 let _ = writeln!(
                     out,
                     "| {} | {}{same} | {} | {} | {} | {} |",
-                    row.tag,
+                    md(&row.tag),
                     short(&r.sha256),
                     r.latency_model,
                     count(|s| *s == SweepStatus::Modelled),
@@ -88,10 +107,10 @@ pub fn markdown(h: &History, plan: &Plan) -> String {
                 );
             }
             Status::Unusable(why) => {
-                let _ = writeln!(out, "| {} | - | - | not run: {} | | |", row.tag, why.replace('|', "/"));
+                let _ = writeln!(out, "| {} | - | - | not run: {} | | |", md(&row.tag), md(why));
             }
             Status::Rejected(why) => {
-                let _ = writeln!(out, "| {} | - | - | not a release: {} | | |", row.tag, why.replace('|', "/"));
+                let _ = writeln!(out, "| {} | - | - | not a release: {} | | |", md(&row.tag), md(why));
             }
         }
     }
@@ -108,7 +127,7 @@ pub fn markdown(h: &History, plan: &Plan) -> String {
             let _ = writeln!(
                 out,
                 "| {} | {sweeps} | {} / {} | {} | {} | {} | {} |",
-                row.tag,
+                md(&row.tag),
                 n[&ErrorMetric::TpotShape],
                 n[&ErrorMetric::TpotMape],
                 num(r.figure(tier, ErrorMetric::TpotShape)),
@@ -140,7 +159,7 @@ fn groups(out: &mut String, h: &History) {
                 "different binaries; every planned point gave the same TPOT, TTFT and request counts".into()
             }
         };
-        let _ = writeln!(out, "- {}: {why}", g.tags.join(", "));
+        let _ = writeln!(out, "- {}: {why}", md_tags(&g.tags));
     }
 }
 
@@ -155,7 +174,7 @@ fn steps(out: &mut String, h: &History) {
         h.rule.figures.join(", ")
     );
     for s in &h.steps {
-        let (from, to) = (&h.rows[s.from].tag, &h.rows[s.to].tag);
+        let (from, to) = (md(&h.rows[s.from].tag), md(&h.rows[s.to].tag));
         let latency = match &s.latency_change {
             Some((a, b)) => format!("; the latency model that ran changed: {a} -> {b}"),
             None => String::new(),
@@ -197,7 +216,13 @@ fn steps(out: &mut String, h: &History) {
 /// What pinning the earlier release's latency model on the later one showed.
 fn attribution_line(h: &History, s: &super::Step) -> Option<String> {
     let a = s.attribution.as_ref()?;
-    let (from, to) = (&h.rows[s.from].tag, &h.rows[s.to].tag);
+    let (from, to) = (md(&h.rows[s.from].tag), md(&h.rows[s.to].tag));
+    if let Some(why) = &a.not_made {
+        return Some(format!(
+            "whether the change of the default latency model alone moved these figures could not be told: {}",
+            md(why)
+        ));
+    }
     Some(match &a.comparison {
         None => format!(
             "{to} with --latency-model {} pinned gives {from}'s metrics on every planned point: the change of the default latency model alone moved these figures",
@@ -245,6 +270,10 @@ fn firsts(out: &mut String, h: &History) {
                     let f =
                         step.comparison.figures.iter().find(|f| &f.key == figure).expect("the first names a figure");
                     let cause = match (&step.latency_change, &step.attribution) {
+                        (Some(_), Some(a)) if a.not_made.is_some() => format!(
+                            " (the default latency model changed; the attribution could not be made: the re-run with {} pinned gave no value)",
+                            a.pinned
+                        ),
                         (Some(_), Some(a)) if a.same_as_earlier => format!(
                             " (a change of the default latency model alone: with {} pinned the two agree on every point)",
                             a.pinned
@@ -259,8 +288,8 @@ fn firsts(out: &mut String, h: &History) {
                     let _ = writeln!(
                         out,
                         "- {figure}: first {word} at {} (from {}): {} -> {} ({}){cause}",
-                        h.rows[step.to].tag,
-                        h.rows[step.from].tag,
+                        md(&h.rows[step.to].tag),
+                        md(&h.rows[step.from].tag),
                         num(f.baseline),
                         num(f.candidate),
                         signed(f.delta())
@@ -302,7 +331,7 @@ fn grid(out: &mut String, h: &History, plan: &Plan) {
         for row in &with_values {
             let per = row.ran().unwrap().per_sweep(m);
             let cells: Vec<String> = modelled.iter().map(|i| num(per.get(&sweeps[*i]).copied())).collect();
-            let _ = writeln!(out, "| {} | {} |", row.tag, cells.join(" | "));
+            let _ = writeln!(out, "| {} | {} |", md(&row.tag), cells.join(" | "));
         }
     }
 }
@@ -330,12 +359,12 @@ fn reasons(out: &mut String, h: &History, plan: &Plan) {
     }
     out.push_str("\n## Sweeps without a value, by reason\n");
     for (reasons, tags) in by_reasons {
-        let _ = writeln!(out, "\n{}:", tags.join(", "));
+        let _ = writeln!(out, "\n{}:", md_tags(&tags));
         if reasons.is_empty() {
             out.push_str("- every planned sweep has a value\n");
         }
         for (why, n) in reasons {
-            let _ = writeln!(out, "- {n} sweep{}: {why}", if n == 1 { "" } else { "s" });
+            let _ = writeln!(out, "- {n} sweep{}: {}", if n == 1 { "" } else { "s" }, md(&why));
         }
     }
 }
@@ -407,6 +436,7 @@ pub fn json(h: &History, plan: &Plan) -> serde_json::Value {
                 "attribution": s.attribution.as_ref().map(|a| json!({
                     "pinned": a.pinned,
                     "same_as_earlier": a.same_as_earlier,
+                    "not_made": a.not_made,
                     "comparison": a.comparison.as_ref().map(|c| c.json()),
                 })),
                 "comparison": s.comparison.json(),
@@ -445,4 +475,45 @@ pub fn json(h: &History, plan: &Plan) -> serde_json::Value {
             "first_changes": firsts,
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blis::baseline::BaselineRule;
+
+    /// A folder name holding a line break or a `|` stays inside its cell: no fake row, no
+    /// extra cell.
+    #[test]
+    fn a_line_break_or_a_bar_in_a_folder_name_never_starts_a_table_row() {
+        let tag = "v9.9.9\n| v0.0.1 | fake | row |";
+        let h = History {
+            rows: vec![
+                Row { tag: tag.into(), version: None, status: Status::Rejected("not a version".into()) },
+                Row {
+                    tag: "v1|x".into(),
+                    version: None,
+                    status: Status::Unusable("crashed\n| with | a | row |".into()),
+                },
+            ],
+            steps: Vec::new(),
+            groups: Vec::new(),
+            firsts: Vec::new(),
+            rule: BaselineRule { margin: 0.5, figures: Vec::new(), resamples: 1000, why: String::new() },
+            form: Default::default(),
+            pinned_latency_model: None,
+            planned_points: 0,
+            planned_sweeps: 0,
+            distinct_runs: 0,
+        };
+        let text = markdown(&h, &Plan::default());
+        for line in text.lines() {
+            assert!(!line.starts_with("| v0.0.1") && !line.starts_with("| with"), "a fake row: {line:?}\n{text}");
+        }
+        assert!(
+            text.contains("| v9.9.9\\n\\| v0.0.1 \\| fake \\| row \\| | - | - | not a release: not a version | | |"),
+            "{text}"
+        );
+        assert!(text.contains("| v1\\|x | - | - | not run: crashed\\n\\| with \\| a \\| row \\| | | |"), "{text}");
+    }
 }

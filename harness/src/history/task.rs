@@ -32,7 +32,7 @@ pub struct ReleaseFigures {
 /// gives none; a locked release not given is refused value by value.
 pub fn task_releases(inputs: &crate::inputs::Inputs, figures: &ReleaseFigures) -> crate::task::TaskResult {
     use crate::inputs::InputKind;
-    let needed_for = "the BLIS figures of the tagged releases";
+    let needed_for = "the history of the tagged releases";
     let locked = binary::locked_builds()?;
     let listing = given_releases(inputs, &locked, needed_for)?;
     let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();

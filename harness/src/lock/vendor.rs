@@ -91,7 +91,7 @@ fn vendor_sections<'a>(
             .with_context(|| format!("creating a staging folder in {}", testdata.display()))?;
         let mut entries = Vec::new();
         for rel in scan.files.keys() {
-            let bytes = fs::read(root.join(rel)).with_context(|| format!("reading {}", root.join(rel).display()))?;
+            let bytes = crate::read::bytes(&root.join(rel))?;
             let target = stage.path().join(rel);
             fs::create_dir_all(target.parent().expect("a file path has a parent"))?;
             fs::write(&target, &bytes).with_context(|| format!("writing {}", target.display()))?;
@@ -190,10 +190,10 @@ pub fn relock(base: &Lock, from: &Path) -> Result<(Lock, Vec<SectionUpdate>)> {
 
 /// `lock update`: relock and write atomically.
 pub fn update_lock_file(lock_path: &Path, from: &Path) -> Result<Vec<SectionUpdate>> {
-    let base = match fs::read_to_string(lock_path) {
-        Ok(text) => file::parse(&text).map_err(|e| anyhow!("{}: {e}", lock_path.display()))?,
+    // Only nothing at all is a fresh lock: a dangling link or a FIFO there is refused.
+    let base = match fs::symlink_metadata(lock_path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => super::default_pins(),
-        Err(e) => return Err(anyhow!(e).context(format!("reading {}", lock_path.display()))),
+        _ => file::parse(&crate::read::text(lock_path)?).map_err(|e| anyhow!("{}: {e}", lock_path.display()))?,
     };
     let (lock, updates) = relock(&base, from)?;
     crate::atomic::write(lock_path, file::render(&lock).as_bytes())?;

@@ -10,7 +10,6 @@ use super::file::{Lock, Upstream};
 use super::tree::{self, Scan, COMMIT_STAMP, MANIFEST_STAMP};
 use crate::inputs::{InputKind, InputPath, Inputs, Origin};
 use crate::task::TaskOutput;
-use std::fs;
 use std::path::Path;
 
 /// How a tree is read: a vendored tree is all ours (stray files are extra, stamps required);
@@ -85,16 +84,16 @@ pub fn compare(upstream: &Upstream, scan: &Scan) -> Comparison {
 pub fn check_vendored(upstream: &Upstream, root: &Path) -> std::io::Result<Comparison> {
     let scan = tree::scan_tree(root)?;
     let mut c = compare(upstream, &scan);
-    match fs::read(root.join(COMMIT_STAMP)) {
+    match crate::read::bytes(&root.join(COMMIT_STAMP)) {
         Ok(bytes) if bytes == format!("{}\n", upstream.commit).as_bytes() => {}
         Ok(bytes) => c.stamp.push(format!(
             "{COMMIT_STAMP} says {:?}, the lock says {}",
             String::from_utf8_lossy(&bytes).trim_end(),
             upstream.commit
         )),
-        Err(e) => c.stamp.push(format!("{COMMIT_STAMP} unreadable: {e}")),
+        Err(e) => c.stamp.push(format!("{COMMIT_STAMP} unreadable: {e:#}")),
     }
-    match fs::read(root.join(MANIFEST_STAMP)) {
+    match crate::read::bytes(&root.join(MANIFEST_STAMP)) {
         Ok(bytes) if bytes == upstream.manifest_text().as_bytes() => {}
         Ok(bytes) => {
             let text = String::from_utf8_lossy(&bytes);
@@ -106,7 +105,7 @@ pub fn check_vendored(upstream: &Upstream, root: &Path) -> std::io::Result<Compa
                 .unwrap_or_else(|| text.lines().count().min(lock_text.lines().count()));
             c.stamp.push(format!("{MANIFEST_STAMP} differs from the lock from its line {}", first_diff + 1));
         }
-        Err(e) => c.stamp.push(format!("{MANIFEST_STAMP} unreadable: {e}")),
+        Err(e) => c.stamp.push(format!("{MANIFEST_STAMP} unreadable: {e:#}")),
     }
     Ok(c)
 }
@@ -118,7 +117,7 @@ pub fn check_live(upstream: &Upstream, root: &Path) -> std::io::Result<Compariso
     let scan = tree::scan_globs(root, &upstream.globs)?;
     let mut c = compare(upstream, &scan);
     let short = upstream.short_commit();
-    if let Ok(bytes) = fs::read(root.join(COMMIT_STAMP)) {
+    if let Ok(bytes) = crate::read::bytes(&root.join(COMMIT_STAMP)) {
         if bytes != format!("{}\n", upstream.commit).as_bytes() {
             c.stamp.push(format!(
                 "{COMMIT_STAMP} says {:?}, the lock says {}",

@@ -83,7 +83,7 @@ pub const VECTORS: &str = "testdata/aisimulate-test-rows/rows.json";
 
 pub fn checks() -> anyhow::Result<Vec<Check>> {
     let path = crate::paths::workspace_root().join(VECTORS);
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {VECTORS}"))?;
+    let text = crate::read::text(&path)?;
     let mut de = serde_json::Deserializer::from_str(&text);
     let vectors: Vectors = serde_path_to_error::deserialize(&mut de)
         .map_err(|e| anyhow::anyhow!("{VECTORS}: {}: {}", e.path(), e.inner()))?;

@@ -693,7 +693,7 @@ fn blis_column(
     resolved: &[crate::score::resolve::ResolvedSweep],
 ) -> Result<crate::blis::arm::Column, crate::task::TaskError> {
     use crate::inputs::InputKind;
-    let needed_for = "the BLIS charts";
+    let needed_for = "drawing the BLIS charts";
     let opts = crate::blis::RunOptions::quiet_from_inputs(inputs, needed_for)?;
     let scenarios_dir = inputs.require_dir(InputKind::Scenarios, needed_for)?;
     crate::blis::arm::column(resolved, scenarios_dir, &opts)

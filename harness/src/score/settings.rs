@@ -93,7 +93,7 @@ pub fn point_settings(
 /// hardware when the catalog has the descriptor, else the public fact for the corpus's GPU.
 pub fn device_memory(catalog: Option<&Path>, hardware: &str, corpus_gpu: &str) -> Option<DeviceMemory> {
     let from_catalog = catalog.and_then(|dir| {
-        let text = std::fs::read_to_string(dir.join("hardware").join(format!("{hardware}.yaml"))).ok()?;
+        let text = crate::read::text(&dir.join("hardware").join(format!("{hardware}.yaml"))).ok()?;
         let doc: serde_yaml::Value = serde_yaml::from_str(&text).ok()?;
         doc.get("MemoryGiB")?.as_f64()
     });

@@ -479,3 +479,31 @@ fn each_release_gets_the_flags_its_help_lists() {
     assert_eq!(f.kind, FailureKind::Input);
     assert!(f.reason.contains("offers only trained-physics, roofline"), "{}", f.reason);
 }
+
+/// A point run through `blis replay` that fails is said as `blis replay exited`, not as a
+/// failed `blis run` (a release whose replay lists the TraceV2 flags, then exits 3).
+#[test]
+fn a_failed_replay_is_said_as_a_failed_replay() {
+    let checkout = Checkout::new();
+    let mut opts = checkout.flag_options(None);
+    let script = checkout.dir.path().join("blis-with-replay");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = replay ]; then\n  if [ \"$2\" = --help ]; then\n    echo '  --trace-header string  --trace-data string  --session-mode string  --horizon int  --metrics-path string  --seed int'\n    exit 0\n  fi\n  echo 'replay: boom' >&2\n  exit 3\nfi\nexec '{}' \"$@\"\n",
+            blis_support::double().display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    opts.binary = script;
+    let p = harness::blis::PointSpec {
+        form: harness::blis::workload::LengthForm::Vectors,
+        ..point(checkout.scenario("synthetic-h100-vllm-tp2"), 1, 0)
+    };
+    let f = one(&opts, p).result.unwrap_err();
+    assert_eq!(f.kind, FailureKind::Exit, "{}", f.reason);
+    assert_eq!(f.reason, "blis replay exited with exit status: 3");
+    assert_eq!(f.stderr_tail, ["replay: boom"]);
+}

@@ -6,7 +6,7 @@
 //! identical, or the bench fails. Results are recorded in docs/blis-arm.md.
 
 use crate::inputs::{reads, Reads as _};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use harness::blis::{self, double, EngineSettings, PointSpec, RunOptions};
 use harness::inputs::InputKind;
 use harness::task::exit;
@@ -26,7 +26,7 @@ pub fn run(args: Args) -> Result<u8> {
     let mut points = Vec::new();
     for tp in [2, 4, 8] {
         let file = scenarios.join(format!("llama-3.1-70b-instruct-h100-fp8-vllm-tp{tp}.yaml"));
-        let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+        let text = harness::read::text(&file)?;
         let stated = blis::variant::stated_settings(&text)?;
         let engine = EngineSettings {
             max_num_seqs: stated.max_num_seqs.unwrap_or(256),

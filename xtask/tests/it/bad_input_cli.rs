@@ -92,3 +92,37 @@ fn a_broken_corpus_file_exits_one_naming_it() {
         }
     }
 }
+
+/// A report path that cannot be written (a folder, a FIFO, `/dev/full`) is an error naming it
+/// before any work, on every command that writes a report: exit 1, nothing on stdout, no
+/// refusal of a missing input (which comes later), and no hang on the FIFO.
+#[test]
+fn a_report_path_that_cannot_be_written_fails_before_any_work_on_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("folder")).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(d.join("pipe")).status().unwrap().success());
+    let commands: [(&[&str], &[&str]); 4] = [
+        (&["history"], &["--report-json", "--report-html"]),
+        (&["reproduce"], &["--report-json", "--report-md", "--report-html"]),
+        (&["score"], &["--report-json", "--report-html", "--gaps"]),
+        (&["blis", "run", "--points", "points.json"], &["--report-json"]),
+    ];
+    for (command, flags) in commands {
+        for flag in flags {
+            for (path, kind) in [("folder", "a directory"), ("pipe", "a FIFO"), ("/dev/full", "a character device")] {
+                let what = format!("{} {flag} {path}", command.join(" "));
+                let out = xtask(d)
+                    .args(command)
+                    .args([flag, path])
+                    .timeout(std::time::Duration::from_secs(60))
+                    .output()
+                    .unwrap();
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                assert_eq!(out.status.code(), Some(1), "{what}: {stderr}");
+                assert!(stderr.contains(path) && stderr.contains(kind), "{what}: {stderr}");
+                assert!(out.stdout.is_empty() && !stderr.contains("refused"), "{what}: {stderr}");
+            }
+        }
+    }
+}

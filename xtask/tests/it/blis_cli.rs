@@ -132,13 +132,13 @@ fn a_failing_point_exits_1_and_is_listed_with_its_stderr() {
 }
 
 #[test]
-fn a_missing_binary_is_refused_with_exit_2_naming_the_flag() {
+fn a_given_binary_that_is_missing_is_bad_input_exit_1_naming_the_flag() {
     let checkout = Checkout::new();
     let mut cmd = xtask(checkout.dir.path());
     cmd.args(["blis", "run", "--points"]).arg(checkout.path("points.json"));
     cmd.arg("--blis").arg(checkout.path("no-such-blis"));
     cmd.arg("--scenarios").arg(checkout.path("scenarios"));
-    cmd.assert().code(2).stderr(contains("--blis"));
+    cmd.assert().code(1).stderr(contains("--blis").and(contains("no-such-blis")));
 }
 
 #[test]
@@ -462,4 +462,77 @@ fn determinism_takes_a_timeout_and_a_hanging_binary_is_stopped_by_it() {
         .code(1)
         .stderr(contains("Timeout"));
     assert!(started.elapsed() < std::time::Duration::from_secs(120), "the 1 s timeout did not apply");
+}
+
+/// A point whose scenario file is a FIFO is an error naming the points file, the point and
+/// the FIFO, before any point runs; never a hang (the timeout fails the test if it blocks).
+#[test]
+fn a_fifo_as_a_scenario_file_is_refused_before_any_point_runs() {
+    let checkout = Checkout::new();
+    assert!(std::process::Command::new("mkfifo").arg(checkout.path("scenarios/fifo.yaml")).status().unwrap().success());
+    let text = std::fs::read_to_string(checkout.path("points.json")).unwrap();
+    let fifo = text.replacen("\"synthetic.yaml\"", "\"fifo.yaml\"", 1);
+    assert_ne!(fifo, text);
+    std::fs::write(checkout.path("points.json"), fifo).unwrap();
+    checkout.run_points(&["--cache-dir", "c"]).timeout(std::time::Duration::from_secs(60)).assert().code(1).stderr(
+        contains("points.json: [0].scenario_file:").and(contains("fifo.yaml: expected a scenario file, found a FIFO")),
+    );
+    assert!(!checkout.path("c").exists(), "no point ran");
+}
+
+/// A symlink planted at a cache entry's path is replaced by the recomputed entry; the file it
+/// pointed to, outside the cache, is left as it was.
+#[test]
+fn a_symlink_planted_at_a_cache_entry_is_replaced_never_written_through() {
+    let checkout = Checkout::new();
+    let cache = checkout.path("c");
+    checkout.run_points(&["--cache-dir", cache.to_str().unwrap()]).assert().success();
+    let entry = harness::blis::Cache::new(&cache).entries().unwrap().into_values().next().unwrap();
+    let outside = checkout.path("precious.txt");
+    std::fs::write(&outside, "precious").unwrap();
+    std::fs::remove_file(&entry).unwrap();
+    std::os::unix::fs::symlink(&outside, &entry).unwrap();
+    checkout.run_points(&["--cache-dir", cache.to_str().unwrap()]).assert().success();
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious");
+    assert!(std::fs::symlink_metadata(&entry).unwrap().file_type().is_file(), "the link was replaced by the entry");
+}
+
+/// One key twice in a source (a copy of an entry in a folder not its own) is refused by
+/// `cache stats` and `cache merge`, naming the key; nothing is merged.
+#[test]
+fn cache_stats_and_merge_refuse_a_key_that_stands_twice() {
+    let checkout = Checkout::new();
+    let cache = checkout.path("c");
+    checkout.run_points(&["--cache-dir", cache.to_str().unwrap()]).assert().success();
+    let (key, entry) = harness::blis::Cache::new(&cache).entries().unwrap().into_iter().next().unwrap();
+    let other = if key.starts_with("00") { "01" } else { "00" };
+    std::fs::create_dir_all(cache.join(other)).unwrap();
+    std::fs::copy(&entry, cache.join(other).join(format!("{key}.json"))).unwrap();
+    let twice = format!("key {key} stands twice");
+    xtask(checkout.dir.path()).args(["cache", "stats"]).arg(&cache).assert().code(1).stderr(contains(twice.as_str()));
+    xtask(checkout.dir.path())
+        .args(["cache", "merge"])
+        .arg(&cache)
+        .arg("--into")
+        .arg(checkout.path("m"))
+        .assert()
+        .code(1)
+        .stderr(contains(twice.as_str()));
+    assert!(!checkout.path("m").exists() || std::fs::read_dir(checkout.path("m")).unwrap().next().is_none());
+}
+
+/// A cache entry that cannot be written (a folder stands at its path) is said without the hint
+/// meant for report paths (`-` for stdout): a cache entry is no report.
+#[test]
+fn a_cache_write_failure_carries_no_report_path_hint() {
+    let checkout = Checkout::new();
+    let cache = checkout.path("c");
+    checkout.run_points(&["--cache-dir", cache.to_str().unwrap()]).assert().success();
+    let entry = harness::blis::Cache::new(&cache).entries().unwrap().into_values().next().unwrap();
+    std::fs::remove_file(&entry).unwrap();
+    std::fs::create_dir(&entry).unwrap();
+    checkout
+        .run_points(&["--cache-dir", cache.to_str().unwrap()])
+        .assert()
+        .stderr(contains("refusing to replace a directory with a regular file").and(contains("for stdout").not()));
 }

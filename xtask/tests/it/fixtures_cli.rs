@@ -213,3 +213,32 @@ fn fixtures_check_with_a_corpus_folder_that_is_not_there_is_an_error_naming_the_
         ),
     );
 }
+
+/// A seed file that is a 1 TiB sparse file, a link to `/dev/zero` or a FIFO, and a FIFO for
+/// `points.json`: each is an error naming the file and what stands there, never an abort on
+/// allocation and never a hang (the timeout fails the test if the check blocks).
+#[test]
+fn fixtures_check_refuses_a_huge_sparse_seed_a_device_and_a_fifo_without_reading_them() {
+    let mkfifo =
+        |path: &std::path::Path| assert!(std::process::Command::new("mkfifo").arg(path).status().unwrap().success());
+    type Plant<'a> = &'a dyn Fn(&std::path::Path);
+    let cases: [(&str, Plant, &str); 4] = [
+        ("seed2.json", &|p| std::fs::File::create(p).unwrap().set_len(1 << 40).unwrap(), "one of 1099511627776 bytes"),
+        ("seed3.json", &|p| std::os::unix::fs::symlink("/dev/zero", p).unwrap(), "found a character device"),
+        ("seed1.json", &|p| mkfifo(p), "found a FIFO"),
+        ("points.json", &|p| mkfifo(p), "found a FIFO"),
+    ];
+    for (name, plant, expected) in cases {
+        let dir = fixture_copy();
+        let path = dir.path().join(name);
+        std::fs::remove_file(&path).unwrap();
+        plant(&path);
+        xtask()
+            .args(["fixtures", "check", "--dir"])
+            .arg(dir.path())
+            .timeout(std::time::Duration::from_secs(60))
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(name).and(predicate::str::contains(expected)));
+    }
+}

@@ -175,3 +175,46 @@ fn history_takes_neither_a_shard_nor_a_working_directory() {
         assert!(help.contains(flag), "history --help lists no {flag}");
     }
 }
+
+/// A `blis` given that cannot run (`--blis /nonexistent/blis`, `BLIS_BIN=/nonexistent`,
+/// `--blis /tmp`) is bad input on every command that takes `--blis`: exit 1 before any work,
+/// naming the path, never a refusal (exit 2) and never a gate that passes with fewer figures.
+/// No other input is given, so nothing done before the check could stop the command first.
+#[test]
+fn a_given_blis_that_cannot_run_exits_1_before_any_work_on_every_command_that_takes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_executable = dir.path().join("blis.txt");
+    std::fs::write(&not_executable, "not a binary").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&not_executable, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let mut commands = 0;
+    for (command, listed) in all_commands() {
+        if !listed.iter().any(|f| f == "--blis") {
+            continue;
+        }
+        commands += 1;
+        let cases: [(&str, Option<&Path>, &str); 4] = [
+            ("/nonexistent/blis", None, "found nothing (no such file)"),
+            ("/nonexistent", Some(Path::new("BLIS_BIN")), "found nothing (no such file)"),
+            ("/tmp", None, "found a directory"),
+            (not_executable.to_str().unwrap(), None, "found a file that is not executable (mode 644)"),
+        ];
+        for (path, via_env, found) in cases {
+            let mut cmd = crate::support::xtask_without_corpora(dir.path());
+            cmd.args(&command).args(required_args(&command));
+            match via_env {
+                Some(_) => cmd.env("BLIS_BIN", path),
+                None => cmd.args(["--blis", path]),
+            };
+            let out = cmd.timeout(std::time::Duration::from_secs(60)).output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let what =
+                format!("{} with {}{path}", command.join(" "), if via_env.is_some() { "BLIS_BIN=" } else { "--blis " });
+            assert_eq!(out.status.code(), Some(1), "{what}: {stderr}");
+            assert!(stderr.contains(path) && stderr.contains(found), "{what}: {stderr}");
+            assert!(out.stdout.is_empty() && !stderr.contains("refused"), "{what}: {stderr}");
+        }
+    }
+    // reproduce, score, blis run/determinism/sensitivity, bench shards/blis-real.
+    assert!(commands >= 7, "only {commands} commands take --blis");
+}

@@ -232,6 +232,28 @@ fn a_tree_variable_pointing_nowhere_is_an_error_naming_it_not_a_refusal() {
     );
 }
 
+/// An empty folder of releases given is one error before any work, naming it, never one
+/// MISMATCH line per release figure; `history` says the same.
+#[test]
+fn an_empty_releases_folder_is_one_error_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("releases");
+    std::fs::create_dir(&empty).unwrap();
+    std::fs::write(empty.join(".hidden"), "").unwrap();
+    let said = format!("BLIS_RELEASES={}: a folder of BLIS releases", empty.display());
+    let out = Reproduce::fresh().env("BLIS_RELEASES", empty.to_str().unwrap()).assert().code(1).stdout("");
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert_eq!(stderr.lines().filter(|l| l.contains(&said)).count(), 1, "{stderr}");
+    assert!(stderr.contains("is empty: expected one folder per release"), "{stderr}");
+    crate::support::xtask(dir.path())
+        .arg("history")
+        .env("BLIS_RELEASES", &empty)
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains(said.as_str()).and(predicate::str::contains("is empty")));
+}
+
 #[test]
 fn a_nonfinite_or_negative_tolerance_is_refused_by_the_manifest_check() {
     let dir = tempfile::tempdir().unwrap();

@@ -541,7 +541,23 @@ fn score_with_one_binary_as_both_reports_no_difference_and_the_baseline_from_cac
         predicate::str::contains("no difference")
             .and(predicate::str::contains("no change detected: all.tpot_shape (0, 95% interval [0.00, 0.00])"))
             .and(predicate::str::contains("candidate: 4 points ran, 0 served from the cache"))
-            .and(predicate::str::contains("baseline: 0 points ran, 4 served from the cache")),
+            .and(predicate::str::contains("baseline: 0 points ran, 4 served from the cache"))
+            .and(predicate::str::contains("- the two are the same binary, run from the same folder")),
+    );
+}
+
+/// One binary's bytes copied to another folder: the same sha256, but each runs from its own
+/// folder (its own release files), which the report says rather than "the same binary".
+#[test]
+fn one_binary_run_from_two_folders_is_said_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs_with_anchors(dir.path());
+    std::fs::create_dir(dir.path().join("other")).unwrap();
+    let copy = dir.path().join("other/blis-double");
+    std::fs::copy(double(), &copy).unwrap();
+    score_with_baseline(dir.path(), &double(), &copy).success().stdout(
+        predicate::str::contains("- the same binary's bytes, run from two folders")
+            .and(predicate::str::contains("the two are the same binary").not()),
     );
 }
 
@@ -689,4 +705,62 @@ fn bench_shards_plans_the_scored_points_and_reads_the_times_their_entries_record
     // One shard holds everything: 1.000 by every measure.
     let one = recorded.lines().find(|l| l.trim_start().starts_with("1 ")).expect(&recorded);
     assert_eq!(one.split_whitespace().collect::<Vec<_>>(), ["1", "1.000", "1.000", "1.000", "1.000"], "{one}");
+}
+
+/// The double behind a script setting `env` (`NAME=value ...`), named `name` in `dir`.
+fn double_with(dir: &Path, name: &str, env: &str) -> std::path::PathBuf {
+    let script = dir.join(name);
+    std::fs::write(&script, format!("#!/bin/sh\n# {}\n{env} exec '{}' \"$@\"\n", dir.display(), double().display()))
+        .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+/// A candidate and a baseline that model disjoint sweeps (each fails on the sweep the other
+/// models): every figure is "not computed", which is a comparison that compared nothing and
+/// fails, said as such, never a pass.
+#[test]
+fn a_baseline_comparison_over_disjoint_sweeps_compared_nothing_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs_with_anchors(dir.path());
+    let candidate = double_with(dir.path(), "cand-blis", "BLIS_DOUBLE_MODE=exit1 BLIS_DOUBLE_ONLY=n.yaml");
+    let baseline = double_with(dir.path(), "base-blis", "BLIS_DOUBLE_MODE=exit1 BLIS_DOUBLE_ONLY=m.yaml");
+    score_with_baseline(dir.path(), &candidate, &baseline)
+        .code(1)
+        .stdout(
+            predicate::str::contains("NOT COMPARED: no figure the rule holds (")
+                .and(predicate::str::contains("the comparison compared nothing, and fails")),
+        )
+        .stderr(predicate::str::contains("the comparison compared nothing (exit 1)"));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("cmp.json")).unwrap()).unwrap();
+    assert_eq!(report["baseline_comparison"]["compared_nothing"], true);
+}
+
+/// With one comparable sweep the interval is not defined: a slowed candidate is worse by the
+/// margin rule alone, and the verdict line says so.
+#[test]
+fn with_one_comparable_sweep_the_margin_rule_alone_finds_the_slowed_candidate_worse() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs_with_anchors(dir.path());
+    let candidate =
+        double_with(dir.path(), "slow-one", "BLIS_DOUBLE_SLOWDOWN=1 BLIS_DOUBLE_MODE=exit1 BLIS_DOUBLE_ONLY=n.yaml");
+    score_with_baseline(dir.path(), &candidate, &double())
+        .code(1)
+        .stdout(
+            predicate::str::contains("WORSE: all.tpot_shape")
+                .and(predicate::str::contains("fewer than 2 comparable sweeps: the margin rule alone decides")),
+        )
+        .stderr(predicate::str::contains("worse than the baseline on all.tpot_shape"));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("cmp.json")).unwrap()).unwrap();
+    let figure = report["baseline_comparison"]["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["figure"] == "all.tpot_shape")
+        .unwrap()
+        .clone();
+    assert_eq!(figure["margin_alone"], true, "{figure}");
 }
