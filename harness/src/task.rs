@@ -28,6 +28,9 @@ pub struct TaskOutput {
     /// SHA-256 and result; `harness::blis::point_records`), carried into the gate's JSON report.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blis_points: Vec<serde_json::Value>,
+    /// For the headline tasks: the per-point table (`--points`, docs/points.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub points: Vec<crate::score::points::PointRow>,
 }
 
 impl TaskOutput {

@@ -47,6 +47,11 @@ pub struct Args {
     /// Write the self-contained HTML report (figure table, per-arm and per-sweep charts) here.
     #[arg(long, value_name = "FILE")]
     report_html: Option<PathBuf>,
+    /// Write the per-point table of the headline task (CSV, one row per point x arm, `-`:
+    /// stdout) to FILE: every headline cell is the mean |e| of a selection of its rows
+    /// (docs/points.md).
+    #[arg(long, value_name = "FILE")]
+    points: Option<PathBuf>,
     /// The figure manifest [default: harness/figures.yaml].
     #[arg(long, value_name = "FILE")]
     manifest: Option<PathBuf>,
@@ -136,7 +141,7 @@ pub fn run(args: Args) -> Result<u8> {
         }
     };
     let options = gate::GateOptions { only: &args.only };
-    let (results, blis_points) = gate::evaluate_with_blis_points(&manifest, &cx, &renderer, &options, &mut progress);
+    let (results, blis_points, tables) = gate::evaluate_with_points(&manifest, &cx, &renderer, &options, &mut progress);
     if results.is_empty() {
         anyhow::bail!("--only {} selects no figure of {}", args.only.join(" "), manifest_path.display());
     }
@@ -146,6 +151,7 @@ pub fn run(args: Args) -> Result<u8> {
         args.report_json.as_deref(),
         args.report_md.as_deref(),
         args.report_html.as_deref(),
+        args.points.as_deref(),
     ]);
     let say = |text: &str| crate::outcome::say(text, report_to_stdout);
     let paint =
@@ -213,6 +219,23 @@ pub fn run(args: Args) -> Result<u8> {
     if let Some(path) = &args.report_html {
         let html = harness::report_html::for_gate_with_baseline(&cx.inputs, &manifest, &results, comparison.as_ref());
         harness::atomic::write_report(path, html.as_bytes())?;
+    }
+    if let Some(path) = &args.points {
+        // The full headline's table holds the measured tier's rows too (`measured_tier`).
+        let (task, rows) = match tables
+            .get("headline")
+            .map(|t| ("headline", t))
+            .or(tables.iter().next().map(|(k, t)| (k.as_str(), t)))
+        {
+            Some((task, rows)) => (task, rows.as_slice()),
+            None => ("", &[][..]),
+        };
+        harness::atomic::write_report(path, harness::score::points::csv(rows).as_bytes())?;
+        if task.is_empty() {
+            eprintln!("points: no task that ran scores points (the headline needs the corpora): the table has its header only");
+        } else if path.as_os_str() != "-" {
+            eprintln!("{} point rows of the {task} task written to {}", rows.len(), path.display());
+        }
     }
     let summary = report::Summary::of(&results);
     Ok(if summary.mismatched > 0 || baseline_code == exit::FAILED {

@@ -105,6 +105,8 @@ pub struct Column {
     pub cached: usize,
     /// The form every point's lengths were stated in (`--form`).
     pub form: super::workload::LengthForm,
+    /// Per point: its cache key and whether it was modelled, for the per-point table.
+    pub info: crate::score::points::BlisPoints,
 }
 
 impl Column {
@@ -198,6 +200,19 @@ pub fn column_of_plan(plan: &Plan, opts: &RunOptions) -> Result<Column, TaskErro
     let failed = report.summary.failed;
     let (ran, cached) = (report.summary.ran, report.summary.cached);
     let form = opts.form.or_else(|| plan.points.first().map(|(_, p)| p.form)).unwrap_or_default();
+    let info = crate::score::points::BlisPoints {
+        binary_sha256: super::binary::digest(&opts.binary).map_err(TaskError::Failed)?,
+        form: form.name().to_string(),
+        points: plan
+            .points
+            .iter()
+            .zip(&report.outcomes)
+            .map(|((key, _), o)| {
+                let modelled = !matches!(&o.result, Err(f) if f.kind == super::FailureKind::NotModelled);
+                (key.clone(), crate::score::points::BlisPoint { cache_key: o.key.clone(), modelled })
+            })
+            .collect(),
+    };
     let outcomes = report.outcomes;
     Ok(Column {
         arm,
@@ -211,6 +226,7 @@ pub fn column_of_plan(plan: &Plan, opts: &RunOptions) -> Result<Column, TaskErro
         ran,
         cached,
         form,
+        info,
     })
 }
 
@@ -238,6 +254,7 @@ pub fn headline_column(
     Ok(crate::score::BlisColumn {
         refused: (!coverage.complete()).then(|| coverage.refusal()),
         points: super::point_records(&col.outcomes),
+        info: col.info,
         arm: col.arm,
         report_tail: tail,
     })

@@ -13,7 +13,7 @@ pub mod manifest;
 pub mod report;
 pub mod tasks;
 
-pub use evaluate::{evaluate, evaluate_with_blis_points, FigureResult, GateOptions, Renderer, Status};
+pub use evaluate::{evaluate, evaluate_with_points, FigureResult, GateOptions, Renderer, Status};
 pub use manifest::Manifest;
 
 /// The manifest at `path`, checked against the gate's task table.
