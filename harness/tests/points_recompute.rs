@@ -27,7 +27,8 @@ fn headline(config_tier: Option<ConfigTier>) -> Result<TaskOutput, Failed> {
 /// The table written as `--points` writes it, and read back: (header, rows of cells).
 fn written(out: &TaskOutput, dir: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), Failed> {
     let path = dir.join("points.csv");
-    harness::atomic::write(&path, points::csv(&out.points).as_bytes()).map_err(|e| e.to_string())?;
+    let rows = points::from_values(&out.points).map_err(|e| e.to_string())?;
+    harness::atomic::write(&path, points::csv(&rows).as_bytes()).map_err(|e| e.to_string())?;
     let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
     let mut lines = text.lines().map(parse_line);
     let header = lines.next().ok_or("an empty table")?;

@@ -108,7 +108,7 @@ pub fn run(args: Args) -> Result<u8> {
             eprintln!(
                 "error: --only {only} selects no figure of {}; the nearest ids: {}",
                 manifest_path.display(),
-                nearest_ids(&manifest, only).join(", ")
+                gate::ids::nearest_ids(&manifest, only).join(", ")
             );
             return Ok(exit::USAGE);
         }
@@ -230,7 +230,8 @@ pub fn run(args: Args) -> Result<u8> {
             Some((task, rows)) => (task, rows.as_slice()),
             None => ("", &[][..]),
         };
-        harness::atomic::write_report(path, harness::score::points::csv(rows).as_bytes())?;
+        let rows = harness::score::points::from_values(rows)?;
+        harness::atomic::write_report(path, harness::score::points::csv(&rows).as_bytes())?;
         if task.is_empty() {
             eprintln!("points: no task that ran scores points (the headline needs the corpora): the table has its header only");
         } else if path.as_os_str() != "-" {
@@ -245,34 +246,6 @@ pub fn run(args: Args) -> Result<u8> {
     } else {
         exit::OK
     })
-}
-
-/// The three figure ids or groups (`a/`) nearest to `wanted` by edit distance.
-fn nearest_ids(manifest: &gate::Manifest, wanted: &str) -> Vec<String> {
-    let mut ids = std::collections::BTreeSet::new();
-    for f in &manifest.figures {
-        ids.insert(f.id.clone());
-        ids.extend(f.id.match_indices('/').map(|(i, _)| f.id[..=i].to_string()));
-    }
-    let mut ranked: Vec<(usize, String)> = ids.into_iter().map(|id| (edit_distance(wanted, &id), id)).collect();
-    ranked.sort();
-    ranked.into_iter().take(3).map(|(_, id)| id).collect()
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (diagonal + usize::from(ca != *cb)).min(row[j] + 1).min(row[j + 1] + 1);
-            diagonal = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
 }
 
 /// Renders a task in a fresh process of this same binary, so two renderings share no state.

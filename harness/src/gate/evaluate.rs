@@ -124,7 +124,7 @@ pub fn evaluate(
 pub type BlisPoints = BTreeMap<String, Vec<serde_json::Value>>;
 
 /// Per task that scored points: its per-point table (`TaskOutput::points`, `--points`).
-pub type PointTables = BTreeMap<String, Vec<crate::score::points::PointRow>>;
+pub type PointTables = BTreeMap<String, Vec<serde_json::Value>>;
 
 /// `evaluate`, also returning each `blis` task's point records and each task's point table.
 pub fn evaluate_with_points(

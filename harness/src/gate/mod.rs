@@ -8,7 +8,9 @@
 
 pub mod consistency;
 pub mod evaluate;
+pub mod explain;
 pub mod hygiene;
+pub mod ids;
 pub mod manifest;
 pub mod report;
 pub mod tasks;

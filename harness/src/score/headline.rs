@@ -54,7 +54,7 @@ pub fn task_headline(inputs: &Inputs, config_tier: Option<ConfigTier>, blis: Bli
         let resolved = resolve::resolve(&corpora, &scenarios, None, &selection);
         let scored = score_resolved(&resolved, &arms);
         let mut out = headline_output(&scored);
-        out.points = points::rows(&resolved, &scored, &arms, None);
+        out.points = points::to_values(&points::rows(&resolved, &scored, &arms, None));
         return Ok(out);
     }
     let catalog = inputs.require_dir(InputKind::Catalog, "the BLIS column")?;
@@ -88,7 +88,8 @@ pub fn task_headline(inputs: &Inputs, config_tier: Option<ConfigTier>, blis: Bli
     out.report.push_str(&col.report_tail);
     out.blis_points = col.points;
     let corpus_arms = super::corpus_arms(&corpora.e2e);
-    out.points = points::table(&resolved, &split.corpus, &corpus_arms, Some((&split.with_blis, &col.arm, &col.info)));
+    let rows = points::table(&resolved, &split.corpus, &corpus_arms, Some((&split.with_blis, &col.arm, &col.info)));
+    out.points = points::to_values(&rows);
     Ok(out)
 }
 

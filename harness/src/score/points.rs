@@ -307,6 +307,20 @@ fn quote(cell: &str) -> String {
     }
 }
 
+/// The rows as a task hands them to the gate (`TaskOutput::points`).
+pub fn to_values(rows: &[PointRow]) -> Vec<serde_json::Value> {
+    rows.iter().map(|r| serde_json::to_value(r).expect("a point row always serialises")).collect()
+}
+
+/// The rows back from a task's output; an error names the row that is not one.
+pub fn from_values(values: &[serde_json::Value]) -> anyhow::Result<Vec<PointRow>> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| serde_json::from_value(v.clone()).map_err(|e| anyhow::anyhow!("point row {i}: {e}")))
+        .collect()
+}
+
 /// The table of a score: the corpus arms' rows from `corpus` (every sweep of the selection),
 /// and with a BLIS column its rows from `with_blis` (the sweeps with a BLIS value), as the
 /// report prints the two (`SplitScore`).
