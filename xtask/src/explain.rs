@@ -33,6 +33,10 @@ pub fn run(args: Args) -> Result<u8> {
         manifest: manifest_path.clone(),
         lock: harness::lock::default_lock_path(),
     };
+    // A binary that cannot run is bad input, said before any work (as `reproduce` says it).
+    if cx.inputs.blis.is_some() {
+        harness::blis::binary::require(&cx.inputs, "the gate's BLIS figures").map_err(anyhow::Error::new)?;
+    }
     match gate::explain::explain(&manifest, &cx, &args.id)? {
         Explained::Figure { text, code } => {
             crate::outcome::say(&text, false)?;

@@ -12,6 +12,7 @@ mod flags_cli;
 mod formatting;
 mod lock_cli;
 mod naming_cli;
+mod points_cli;
 mod readme;
 mod reproduce_cli;
 mod score_cli;
