@@ -371,22 +371,38 @@ pub fn cell_mean(rows: &[PointRow], tier: Tier, arm: &str, m: ErrorMetric) -> Op
     oracles::scoring::mean_abs(&errors)
 }
 
-/// Each sweep's contribution to a cell's mean, largest first (ties by sweep).
+/// Each sweep's contribution to a cell's mean, largest first (ties by sweep), from the rows.
 pub fn contributions(rows: &[PointRow], tier: Tier, arm: &str, m: ErrorMetric) -> Vec<Contribution> {
     let cell = cell_rows(rows, tier, arm, m);
+    rank(cell.into_iter().map(|(r, e)| (r.scenario.as_str(), r.label.as_str(), r.concurrency, e)))
+}
+
+/// [`contributions`] from the scored sweeps themselves (arm by its index in `scored.arms`): the
+/// same errors the rows carry, for a page that has the scorer's results and no table.
+pub fn scored_contributions(scored: &Scored, tier: Tier, arm: usize, m: ErrorMetric) -> Vec<Contribution> {
+    rank(scored.in_tier(tier).flat_map(|s| {
+        let errors = s.errors.get(arm).and_then(|e| e.as_ref()).map_or(&[][..], |e| e.get(m));
+        errors.iter().map(move |(c, e)| (s.scenario.as_str(), s.label.as_str(), *c, *e))
+    }))
+}
+
+/// Ranks a cell's (scenario, label, concurrency, signed error) by sweep: each sweep's share of
+/// the cell's mean |e|, largest first, ties by sweep.
+fn rank<'a>(cell: impl IntoIterator<Item = (&'a str, &'a str, u32, f64)>) -> Vec<Contribution> {
+    let cell: Vec<(&str, &str, u32, f64)> = cell.into_iter().collect();
     let n_cell = cell.len() as f64;
     let mut by_sweep: Vec<Contribution> = Vec::new();
-    for (r, e) in cell {
-        let at = match by_sweep.iter().position(|c| c.scenario == r.scenario && c.label == r.label) {
+    for (scenario, label, concurrency, e) in cell {
+        let at = match by_sweep.iter().position(|c| c.scenario == scenario && c.label == label) {
             Some(i) => i,
             None => {
                 by_sweep.push(Contribution {
-                    scenario: r.scenario.clone(),
-                    label: r.label.clone(),
+                    scenario: scenario.to_string(),
+                    label: label.to_string(),
                     n: 0,
                     sum_abs: 0.0,
                     share: 0.0,
-                    worst: (r.concurrency, e),
+                    worst: (concurrency, e),
                 });
                 by_sweep.len() - 1
             }
@@ -396,7 +412,7 @@ pub fn contributions(rows: &[PointRow], tier: Tier, arm: &str, m: ErrorMetric) -
         c.sum_abs += e.abs();
         c.share = c.sum_abs / n_cell;
         if e.abs() > c.worst.1.abs() {
-            c.worst = (r.concurrency, e);
+            c.worst = (concurrency, e);
         }
     }
     by_sweep.sort_by(|a, b| {
