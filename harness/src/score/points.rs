@@ -420,3 +420,34 @@ fn rank<'a>(cell: impl IntoIterator<Item = (&'a str, &'a str, u32, f64)>) -> Vec
     });
     by_sweep
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_add_up_to_the_cell_and_rank_largest_first() {
+        let cell = [("a.yaml", "1k1k", 2, 10.0), ("b.yaml", "1k1k", 2, -30.0), ("a.yaml", "1k1k", 4, -20.0)];
+        let ranked = rank(cell);
+        let mean = oracles::scoring::mean_abs(&[10.0, -30.0, -20.0]).unwrap();
+        assert_eq!(ranked.iter().map(|c| c.share).sum::<f64>(), mean);
+        assert_eq!((ranked[0].scenario.as_str(), ranked[0].n, ranked[0].worst), ("a.yaml", 2, (4, -20.0)));
+        assert_eq!((ranked[1].scenario.as_str(), ranked[1].share), ("b.yaml", 10.0));
+    }
+
+    #[test]
+    fn a_cell_is_quoted_only_when_it_must_be() {
+        assert_eq!(quote("sweep dropped: c=4 status failed"), "sweep dropped: c=4 status failed");
+        assert_eq!(quote("a, b"), "\"a, b\"");
+        assert_eq!(quote("say \"x\""), "\"say \"\"x\"\"\"");
+    }
+
+    #[test]
+    fn every_row_has_one_cell_per_header_column() {
+        let row =
+            PointRow { blis: Some(BlisRow::default()), provenance: vec!["measured".into(); 4], ..Default::default() };
+        let text = csv(&[row, PointRow::default()]);
+        let widths: Vec<usize> = text.lines().map(|l| l.split(',').count()).collect();
+        assert_eq!(widths, vec![header().len(); 3], "{text}");
+    }
+}
