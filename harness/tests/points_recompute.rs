@@ -2,7 +2,7 @@
 //! the team's corpora, every headline cell and every interval of the full headline and of the
 //! measured-tier table is recomputed from the table as written (a CSV read back), in Rust to
 //! the last bit, and by the documented numpy recipe (docs/recipes/headline_from_points.py) to
-//! the printed digits.
+//! the printed digits; with the test double as the BLIS arm, the BLIS cells too.
 //!
 //! Needs BLIS_MEASUREMENTS and a scenario tree (ignored with the reason otherwise, failing under
 //! CI=true); the recipe also needs python3 with numpy (ignored with the reason otherwise,
@@ -20,7 +20,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 fn headline(config_tier: Option<ConfigTier>) -> Result<TaskOutput, Failed> {
-    let inputs = Inputs::from_process(&Flags::default());
+    headline_with(config_tier, Flags::default())
+}
+
+fn headline_with(config_tier: Option<ConfigTier>, flags: Flags) -> Result<TaskOutput, Failed> {
+    let inputs = Inputs::from_process(&flags);
     score::task_headline(&inputs, config_tier, harness::blis::arm::headline_column).map_err(|e| format!("{e}").into())
 }
 
@@ -153,6 +157,35 @@ fn rust_recomputes_every_cell() -> Result<(), Failed> {
     }
 }
 
+/// With a BLIS column (the test double, which models every sweep, through the shared point
+/// cache): the BLIS cells recompute from the BLIS rows like the others, and every BLIS row
+/// carries the binary's hash, the form and its point's cache key.
+fn blis_column_recomputes_from_its_rows() -> Result<(), Failed> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let double = harness::blis::double::build().map_err(|e| format!("{e:#}"))?;
+    let out = headline_with(None, Flags { blis: Some(double), ..Flags::default() })?;
+    let (header, rows) = written(&out, dir.path())?;
+    let task = cells(&out);
+    if !task.keys().any(|k| k.contains(".blis.")) {
+        return Err("the task has no BLIS cell: the double should model every sweep".into());
+    }
+    let wrong = differences(&task, &recompute(&header, &rows, false)?);
+    if !wrong.is_empty() {
+        return Err(wrong.join("\n").into());
+    }
+    let col = |name: &str| header.iter().position(|h| h == name).ok_or(format!("no column {name}"));
+    let (arm, sha, form, key, modelled) =
+        (col("arm")?, col("blis_binary_sha256")?, col("blis_form")?, col("blis_cache_key")?, col("blis_modelled")?);
+    let blis: Vec<&Vec<String>> = rows.iter().filter(|r| r[arm] == "blis").collect();
+    let bad =
+        blis.iter().find(|r| r[sha].len() != 64 || r[form] != "uniform" || r[key].len() != 64 || r[modelled] != "1");
+    match (blis.len(), bad) {
+        (0, _) => Err("no BLIS rows".into()),
+        (_, Some(r)) => Err(format!("a BLIS row without its binary, form, key or modelled flag: {r:?}").into()),
+        _ => Ok(()),
+    }
+}
+
 /// The numpy recipe over the written full table, against the printed digits of both tables.
 fn numpy_recipe_prints_every_cell(python: &str) -> Result<(), Failed> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
@@ -221,6 +254,10 @@ fn main() {
     let trials = vec![
         support::unless_missing(
             Trial::test("points/rust_recomputes_every_cell", rust_recomputes_every_cell),
+            missing.as_deref(),
+        ),
+        support::unless_missing(
+            Trial::test("points/blis_column_recomputes_from_its_rows", blis_column_recomputes_from_its_rows),
             missing.as_deref(),
         ),
         Trial::ignorable_test("points/numpy_recipe_prints_every_cell", move || {
