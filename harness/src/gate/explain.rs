@@ -94,16 +94,24 @@ pub fn explain(manifest: &Manifest, cx: &Context, id: &str) -> anyhow::Result<Ex
             format!("published in {}", figure.document)
         }
         super::manifest::ExpectedSource::Published => format!("published in {} §{}", figure.document, figure.section),
-        super::manifest::ExpectedSource::ComputedHere => format!("computed here and committed ({})", figure.document),
+        super::manifest::ExpectedSource::ComputedHere => {
+            format!("computed here and committed to harness/figures.yaml; {}", figure.document)
+        }
     };
-    let _ = writeln!(text, "expected    {} ({source})", figure.published_text());
+    let _ = writeln!(text, "expected    {} ({source})", figure.expect.spelling());
+    if figure.published_text() != figure.expect.spelling() {
+        let _ = writeln!(text, "as written  {}", figure.published_text());
+    }
     let _ = writeln!(text, "tolerance   {}", tolerance(manifest, figure));
     let task = figure.task.as_deref().unwrap_or("-");
     let _ = writeln!(text, "task        {task}, value {}", figure.key.as_deref().unwrap_or("-"));
-    let (page, oracle) =
-        DEFINITIONS.iter().find(|(t, _, _)| *t == task).map(|(_, p, o)| (*p, *o)).unwrap_or(("-", "-"));
-    let _ = writeln!(text, "definition  {page}; {}", definition(oracle, figure.key.as_deref()));
-    text += &inputs_lines(cx, figure);
+    match DEFINITIONS.iter().find(|(t, _, _)| *t == task) {
+        Some((_, page, oracle)) => {
+            let _ = writeln!(text, "definition  {page}; {}", definition(oracle, figure.key.as_deref()));
+        }
+        None => text += "definition  none here: no task of this tool computes this figure\n",
+    }
+    text += &inputs_lines(manifest, cx, figure);
     let word = super::report::status_word(result.status).trim();
     match (&result.status, &result.ours) {
         (Status::Refused, _) | (_, None) => {
@@ -165,18 +173,29 @@ fn cell(key: &str) -> Option<(Tier, ErrorMetric)> {
     Some((tier, metric))
 }
 
-/// The inputs the figure reads and their pins in the lock.
-fn inputs_lines(cx: &Context, figure: &Figure) -> String {
+/// The inputs the figure reads and their pins in the lock; an external input (no flag of this
+/// tool supplies it) with what it is and who could supply it.
+fn inputs_lines(manifest: &Manifest, cx: &Context, figure: &Figure) -> String {
     let mut kinds: Vec<InputKind> =
         figure.task.as_deref().and_then(tasks::find).map(|d| d.needs.to_vec()).unwrap_or_default();
     kinds.extend(figure.needs.iter().filter_map(|n| InputKind::from_name(n)));
-    if kinds.is_empty() {
+    let external: Vec<String> = figure
+        .needs
+        .iter()
+        .filter_map(|n| manifest.external_inputs.get(n).map(|e| format!("{n}: {}: {}", e.what, e.supplied_by)))
+        .collect();
+    if kinds.is_empty() && external.is_empty() {
         return "inputs      none beyond this repository\n".into();
     }
     let lock = crate::lock::load(&cx.lock).ok();
     let mut out = String::new();
-    for (i, kind) in kinds.iter().enumerate() {
+    for (i, e) in external.iter().enumerate() {
         let lead = if i == 0 { "inputs " } else { "       " };
+        let _ = writeln!(out, "{lead}     {e}");
+    }
+    let kinds_lead = external.is_empty();
+    for (i, kind) in kinds.iter().enumerate() {
+        let lead = if i == 0 && kinds_lead { "inputs " } else { "       " };
         let given = if cx.inputs.present(*kind) { "given" } else { "NOT GIVEN" };
         let pin = match (kind, &lock) {
             (InputKind::Blis, _) => match cx.inputs.get(InputKind::Blis) {
@@ -277,4 +296,26 @@ fn contributions(out: &TaskOutput, key: &str) -> String {
         );
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_task_has_its_definition() {
+        for task in super::tasks::names() {
+            assert!(super::DEFINITIONS.iter().any(|(t, _, _)| *t == task), "{task} has no row in DEFINITIONS");
+        }
+    }
+
+    #[test]
+    fn a_headline_cell_key_names_its_tier_and_metric() {
+        use super::{cell, ErrorMetric, Tier};
+        assert_eq!(cell("all.aic.ttft_shape.ci_low"), Some((Tier::All, ErrorMetric::TtftShape)));
+        assert_eq!(
+            cell("measured_or_resolved.blis.tpot_mape"),
+            Some((Tier::MeasuredOrResolved, ErrorMetric::TpotMape))
+        );
+        assert_eq!(cell("all.n_shape"), None);
+        assert_eq!(cell("ttft_excursions"), None);
+    }
 }
