@@ -107,7 +107,7 @@ pub fn explain(manifest: &Manifest, cx: &Context, id: &str) -> anyhow::Result<Ex
     let _ = writeln!(text, "task        {task}, value {}", figure.key.as_deref().unwrap_or("-"));
     match DEFINITIONS.iter().find(|(t, _, _)| *t == task) {
         Some((_, page, oracle)) => {
-            let _ = writeln!(text, "definition  {page}; {}", definition(oracle, figure.key.as_deref()));
+            let _ = writeln!(text, "definition  {page}\n            {}", definition(oracle, figure.key.as_deref()));
         }
         None => text += "definition  none here: no task of this tool computes this figure\n",
     }
@@ -161,7 +161,7 @@ fn definition(oracle: &str, key: Option<&str>) -> String {
     } else {
         ""
     };
-    format!("{errors}, then oracles::scoring::mean_abs{interval}; tiers oracles::tiers::sweep_tier")
+    format!("{errors}, then oracles::scoring::mean_abs{interval}; tiers: oracles::tiers::sweep_tier")
 }
 
 /// `(tier, metric)` when `key` is a headline cell `<tier>.<arm>.<metric>[.ci_low|.ci_high]`.
@@ -209,7 +209,7 @@ fn inputs_lines(manifest: &Manifest, cx: &Context, figure: &Figure) -> String {
                 let files = headline_files(figure.task.as_deref(), *kind);
                 let hashes = if files.is_empty() {
                     let manifest = oracles::hashing::sha256(u.manifest_text().as_bytes()).to_hex();
-                    format!("{} files, manifest sha256 {}", u.files.len(), &manifest[..12])
+                    format!(" {} files, manifest sha256 {}", u.files.len(), &manifest[..12])
                 } else {
                     let of = |f: &str| {
                         u.files
@@ -217,9 +217,12 @@ fn inputs_lines(manifest: &Manifest, cx: &Context, figure: &Figure) -> String {
                             .find(|e| e.path == f)
                             .map_or("not locked".to_string(), |e| e.digest.to_hex()[..12].to_string())
                     };
-                    files.iter().map(|f| format!("{f} {}", of(f))).collect::<Vec<_>>().join(", ")
+                    // One file a line: the screen is narrow.
+                    let pad = " ".repeat(35);
+                    let lines: Vec<String> = files.iter().map(|f| format!("\n{pad}{f} {}", of(f))).collect();
+                    lines.concat()
                 };
-                format!("{}@{}: {hashes}", u.repo_basename(), u.short_commit())
+                format!("{}@{}:{hashes}", u.repo_basename(), u.short_commit())
             }
             (_, None) => "the lock is unreadable".into(),
         };

@@ -15,7 +15,7 @@ fn a_figure_needing_no_input_is_explained_and_exits_zero() {
         .code(0)
         .stdout(contains("(published in PUBLISHED-FIGURES.md §2)"))
         .stdout(contains("computed    991 866 936 1011 886  ok"))
-        .stdout(contains("definition  docs/fixtures.md; oracles::numpy::RandomState::randint"));
+        .stdout(contains("definition  docs/fixtures.md\n            oracles::numpy::RandomState::randint"));
 }
 
 #[test]
