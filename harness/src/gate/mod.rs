@@ -4,7 +4,8 @@
 //! The pieces: `manifest` (what is published and how closely we must match it), `tasks` (the one
 //! table from task names to the harness functions computing them), `evaluate` (inputs checked
 //! first, each task rendered twice for determinism, each figure compared), `report` (the
-//! terminal lines, the markdown summary and the stable JSON).
+//! terminal lines, the markdown summary and the stable JSON), `explain` (one figure down to the
+//! sweeps that make it) and `ids` (the ids nearest to a typo).
 
 pub mod consistency;
 pub mod evaluate;
