@@ -28,6 +28,10 @@ pub struct TaskOutput {
     /// SHA-256 and result; `harness::blis::point_records`), carried into the gate's JSON report.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blis_points: Vec<serde_json::Value>,
+    /// For the headline tasks: the per-point table's rows (`score::points::PointRow`, as
+    /// values: this contract sits below the scorer), for `--points` (docs/points.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub points: Vec<serde_json::Value>,
 }
 
 impl TaskOutput {

@@ -131,6 +131,41 @@ fn the_gate_page_is_byte_identical_twice() -> Result<(), Failed> {
     Ok(())
 }
 
+/// In the browser, on the gate page: a headline cell's figure links to its ranked sweeps, the
+/// first of which links to that sweep's chart (issue 31: from a figure down to its sweeps).
+fn a_headline_cell_leads_to_its_sweeps_and_their_charts(chromium: PathBuf) -> Result<(), Failed> {
+    if let Some(why) = support::missing_corpora_and_scenarios() {
+        return Err(format!("this trial {why}").into());
+    }
+    let html = gate_page()?;
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let page = dir.path().join("report.html");
+    std::fs::write(&page, &html).map_err(|e| e.to_string())?;
+    let follow = r#"(() => {
+        const figure = document.querySelector('tr#fig-headline-all-aic-ttft-shape a');
+        if (!figure) return 'no link on the figure';
+        figure.click();
+        const cell = document.querySelector(':target');
+        if (!cell) return 'the figure link leads nowhere';
+        const first = cell.querySelector('ol li a');
+        if (!first) return cell.id + ': no sweep link';
+        first.click();
+        const sweep = document.querySelector(':target');
+        return [cell.id, cell.querySelectorAll('ol li').length, sweep ? sweep.tagName + '#' + sweep.id : 'nowhere'].join(' ');
+    })()"#;
+    let (load, values) = browser::load_evaluating(&chromium, &page, Duration::from_millis(200), &[follow])
+        .map_err(|e| format!("{e:#}"))?;
+    if let Some(p) = load.problems() {
+        return Err(p.into());
+    }
+    let got = values.first().and_then(|v| v.as_str()).unwrap_or("").to_string();
+    let want = "cell-all-aic-ttft-shape 113 FIGURE#sweep-minimax-m3-b200-fp4-vllm-tp8-8k1k";
+    if got != want {
+        return Err(format!("followed the links to {got:?}, expected {want:?}").into());
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     let trials = vec![
@@ -144,6 +179,12 @@ fn main() {
             with_chromium(checker_catches_a_console_error)
         }),
         Trial::ignorable_test("browser/checker_passes_a_clean_page", || with_chromium(checker_passes_a_clean_page)),
+        Trial::ignorable_test("browser/a_headline_cell_leads_to_its_sweeps_and_their_charts", || {
+            match support::missing_corpora_and_scenarios() {
+                Some(why) => support::requires(Some(why), || Ok(())),
+                None => with_chromium(a_headline_cell_leads_to_its_sweeps_and_their_charts),
+            }
+        }),
         Trial::ignorable_test("corpus/vllm/one_chart_per_scored_sweep_plus_two_per_arm", || {
             with_corpora(one_chart_per_scored_sweep_plus_two_per_arm)
         }),

@@ -167,8 +167,10 @@ impl PoolArgs {
 pub enum Command {
     /// Run the points of a JSON file (an array of PointSpec) and print one line per point.
     Run {
-        /// JSON array of points; relative `scenario_file`s are below --scenarios
-        #[arg(long, value_name = "FILE")]
+        /// JSON array of point specs; relative `scenario_file`s are below --scenarios
+        // `--points`, its old name, stays a hidden alias for one release (docs/naming.md):
+        // elsewhere `--points` is the per-point table a command writes.
+        #[arg(long = "specs", alias = "points", value_name = "FILE")]
         points: PathBuf,
         #[command(flatten)]
         run: RunArgs,

@@ -5,6 +5,7 @@
 mod bench;
 mod blis;
 mod cache;
+mod explain;
 mod fixtures;
 mod fuzz;
 mod history;
@@ -35,6 +36,9 @@ struct Cli {
 enum Task {
     /// The release gate: every published figure, reproduced, mismatched or refused.
     Reproduce(reproduce::Args),
+    /// One figure of the gate opened down to its points: expected value and source, tolerance,
+    /// definition, inputs, our value with n and interval, the sweeps contributing most.
+    Explain(explain::Args),
     /// The InferenceX workload fixtures (numpy-exact length vectors).
     #[command(subcommand)]
     Fixtures(fixtures::Command),
@@ -81,6 +85,7 @@ fn main() -> ExitCode {
     }
     let result = match cli.task {
         Task::Reproduce(args) => reproduce::run(args),
+        Task::Explain(args) => explain::run(args),
         Task::Fixtures(cmd) => fixtures::run(cmd),
         Task::Oracle(cmd) => oracle::run(cmd),
         Task::Vendor(args) => vendor::run(args),

@@ -47,6 +47,11 @@ pub struct Args {
     /// Write the self-contained HTML report (figure table, per-arm and per-sweep charts) here.
     #[arg(long, value_name = "FILE")]
     report_html: Option<PathBuf>,
+    /// Write the per-point table of the headline task (CSV, one row per point x arm, `-`:
+    /// stdout) to FILE: every headline cell is the mean |e| of a selection of its rows
+    /// (docs/points.md).
+    #[arg(long, value_name = "FILE")]
+    points: Option<PathBuf>,
     /// The figure manifest [default: harness/figures.yaml].
     #[arg(long, value_name = "FILE")]
     manifest: Option<PathBuf>,
@@ -108,7 +113,7 @@ pub fn run(args: Args) -> Result<u8> {
             eprintln!(
                 "error: --only {only} selects no figure of {}; the nearest ids: {}",
                 manifest_path.display(),
-                nearest_ids(&manifest, only).join(", ")
+                gate::ids::nearest_ids(&manifest, only).join(", ")
             );
             return Ok(exit::USAGE);
         }
@@ -143,8 +148,8 @@ pub fn run(args: Args) -> Result<u8> {
     let options = gate::GateOptions { only: &args.only };
     // SIGINT and SIGTERM are caught while the tasks render: each rendering child is told, and
     // the store is removed before the gate exits 130.
-    let (results, blis_points) = harness::interrupt::interruptible(|| {
-        gate::evaluate_with_blis_points(&manifest, &cx, &renderer, &options, &mut progress)
+    let (results, blis_points, tables) = harness::interrupt::interruptible(|| {
+        gate::evaluate_with_points(&manifest, &cx, &renderer, &options, &mut progress)
     });
     if harness::interrupt::interrupted() {
         drop(store);
@@ -160,6 +165,7 @@ pub fn run(args: Args) -> Result<u8> {
         args.report_json.as_deref(),
         args.report_md.as_deref(),
         args.report_html.as_deref(),
+        args.points.as_deref(),
     ]);
     let say = |text: &str| crate::outcome::say(text, report_to_stdout);
     let paint =
@@ -232,6 +238,24 @@ pub fn run(args: Args) -> Result<u8> {
         let html = harness::report_html::for_gate_with_baseline(&cx.inputs, &manifest, &results, comparison.as_ref());
         harness::atomic::write_report(path, html.as_bytes())?;
     }
+    if let Some(path) = &args.points {
+        // The full headline's table holds the measured tier's rows too (`measured_tier`).
+        let (task, rows) = match tables
+            .get("headline")
+            .map(|t| ("headline", t))
+            .or(tables.iter().next().map(|(k, t)| (k.as_str(), t)))
+        {
+            Some((task, rows)) => (task, rows.as_slice()),
+            None => ("", &[][..]),
+        };
+        let rows = harness::score::points::from_values(rows)?;
+        harness::atomic::write_report(path, harness::score::points::csv(&rows).as_bytes())?;
+        if task.is_empty() {
+            eprintln!("points: no task that ran scores points (the headline needs the corpora): the table has its header only");
+        } else if path.as_os_str() != "-" {
+            eprintln!("{} point rows of the {task} task written to {}", rows.len(), path.display());
+        }
+    }
     let summary = report::Summary::of(&results);
     Ok(if summary.mismatched > 0 || baseline_code == exit::FAILED {
         exit::FAILED
@@ -240,34 +264,6 @@ pub fn run(args: Args) -> Result<u8> {
     } else {
         exit::OK
     })
-}
-
-/// The three figure ids or groups (`a/`) nearest to `wanted` by edit distance.
-fn nearest_ids(manifest: &gate::Manifest, wanted: &str) -> Vec<String> {
-    let mut ids = std::collections::BTreeSet::new();
-    for f in &manifest.figures {
-        ids.insert(f.id.clone());
-        ids.extend(f.id.match_indices('/').map(|(i, _)| f.id[..=i].to_string()));
-    }
-    let mut ranked: Vec<(usize, String)> = ids.into_iter().map(|id| (edit_distance(wanted, &id), id)).collect();
-    ranked.sort();
-    ranked.into_iter().take(3).map(|(_, id)| id).collect()
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (diagonal + usize::from(ca != *cb)).min(row[j] + 1).min(row[j + 1] + 1);
-            diagonal = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
 }
 
 /// Renders a task in a fresh process of this same binary, so two renderings share no state.

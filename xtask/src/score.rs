@@ -1,6 +1,6 @@
-//! `cargo xtask score --framework vllm [--config-tier measured|resolved] [--gaps FILE]`:
-//! scores the corpus arms (and BLIS with --blis PATH) and prints the report; the coverage
-//! gaps go to `--gaps FILE` only.
+//! `cargo xtask score --framework vllm [--config-tier measured|resolved] [--gaps FILE]
+//! [--points FILE]`: scores the corpus arms (and BLIS with --blis PATH) and prints the report;
+//! the coverage gaps go to `--gaps FILE` only, the per-point table to `--points FILE`.
 
 use crate::inputs::{reads, Reads as _};
 use anyhow::Result;
@@ -30,6 +30,10 @@ pub struct Args {
     /// Write the self-contained HTML report (a chart per scored sweep, per-arm charts) here.
     #[arg(long, value_name = "FILE")]
     pub report_html: Option<PathBuf>,
+    /// Write the per-point table (CSV, one row per point x arm, `-`: stdout) to FILE: every
+    /// headline cell is the mean |e| of a selection of its rows (docs/points.md).
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline_blis")]
+    pub points: Option<PathBuf>,
     /// Resamples per 95% bootstrap interval (1 to 1000000; default 10000, and the baseline
     /// rule's count with --baseline-blis); anything else is a usage error.
     #[arg(long, value_name = "N", value_parser = parse_resamples)]
@@ -74,6 +78,7 @@ impl Args {
             self.gaps.as_deref(),
             self.report_html.as_deref(),
             self.records.report_json.as_deref(),
+            self.points.as_deref(),
         ])
     }
 }
@@ -108,6 +113,14 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
         )),
         None => None,
     };
+    // The run records are the BLIS arm's: without it there is nothing to write, said up front.
+    if args.records.report_json.is_some() && args.baseline_blis.is_none() && inputs.get(InputKind::Blis).is_none() {
+        eprintln!(
+            "error: --report-json writes the BLIS arm's run records and needs --blis PATH (or BLIS_BIN); \
+             the per-point table of every arm is --points FILE"
+        );
+        return Ok(exit::USAGE);
+    }
     let (corpora, scenarios) = score::load_inputs(inputs)?;
     let selection = score::Selection { framework: args.framework.clone(), config_tier: args.config_tier };
     let catalog = inputs.get(InputKind::Catalog).map(|c| c.path.as_path());
@@ -144,18 +157,22 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
     };
     // With a BLIS column: the corpus arms over the whole selection, then every arm over the
     // sweeps the binary gave values for (harness::score::SplitScore).
-    let (scored, report) = match column {
+    let (scored, report, rows) = match column {
         Some(col) => {
-            let mut split = score::score_split(&resolved, col.arm);
+            let mut split = score::score_split(&resolved, col.arm.clone());
             split.corpus = resample(split.corpus);
             split.with_blis = resample(split.with_blis);
             let report = split.report();
-            (split.with_blis, report)
+            let corpus_arms = score::corpus_arms(&corpora.e2e);
+            let with_blis = Some((&split.with_blis, &col.arm, &col.info));
+            let rows = score::points::table(&resolved, &split.corpus, &corpus_arms, with_blis);
+            (split.with_blis, report, rows)
         }
         None => {
             let scored = resample(score::score_resolved(&resolved, &arms));
             let report = score::render::report(&scored);
-            (scored, report)
+            let rows = score::points::rows(&resolved, &scored, &arms, None);
+            (scored, report, rows)
         }
     };
     let catalog = inputs.get(InputKind::Catalog).map(|c| c.path.as_path()).filter(|p| p.is_dir());
@@ -169,6 +186,12 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
         harness::atomic::write_report(file, html.as_bytes())?;
         if file.as_os_str() != "-" {
             eprintln!("HTML report written to {}", file.display());
+        }
+    }
+    if let Some(file) = &args.points {
+        harness::atomic::write_report(file, score::points::csv(&rows).as_bytes())?;
+        if file.as_os_str() != "-" {
+            eprintln!("{} point rows written to {}", rows.len(), file.display());
         }
     }
     if let (Some(file), Some((catalog, registry))) = (&args.gaps, trees) {

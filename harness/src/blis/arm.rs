@@ -108,6 +108,8 @@ pub struct Column {
     /// The binary's SHA-256 as it ran (the sealed copy's) and its dialect, as the run found it.
     pub binary_sha256: String,
     pub target: super::Target,
+    /// Per point: its cache key and whether it was modelled, for the per-point table.
+    pub info: crate::score::points::BlisPoints,
 }
 
 impl Column {
@@ -212,6 +214,19 @@ fn column_of_report(plan: &Plan, opts: &RunOptions, arm: Arm, report: RunReport)
     let failed = report.summary.failed;
     let (ran, cached) = (report.summary.ran, report.summary.cached);
     let form = opts.form.or_else(|| plan.points.first().map(|(_, p)| p.form)).unwrap_or_default();
+    let info = crate::score::points::BlisPoints {
+        binary_sha256: report.binary_sha256.clone(),
+        form: form.name().to_string(),
+        points: plan
+            .points
+            .iter()
+            .zip(&report.outcomes)
+            .map(|((key, _), o)| {
+                let modelled = !matches!(&o.result, Err(f) if f.kind == super::FailureKind::NotModelled);
+                (key.clone(), crate::score::points::BlisPoint { cache_key: o.key.clone(), modelled })
+            })
+            .collect(),
+    };
     let (outcomes, binary_sha256, target) = (report.outcomes, report.binary_sha256, report.target);
     Ok(Column {
         arm,
@@ -227,6 +242,7 @@ fn column_of_report(plan: &Plan, opts: &RunOptions, arm: Arm, report: RunReport)
         form,
         binary_sha256,
         target,
+        info,
     })
 }
 
@@ -254,6 +270,7 @@ pub fn headline_column(
     Ok(crate::score::BlisColumn {
         refused: (!coverage.complete()).then(|| coverage.refusal()),
         points: super::point_records(&col.outcomes),
+        info: col.info,
         arm: col.arm,
         report_tail: tail,
     })

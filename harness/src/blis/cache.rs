@@ -40,12 +40,6 @@ pub struct KeyedFile {
 }
 
 impl KeyedFile {
-    /// A single file, hashed by its bytes.
-    pub fn file(name: impl Into<String>, path: &Path) -> Result<KeyedFile> {
-        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-        Ok(KeyedFile { name: name.into(), sha256: hex(&Sha256::digest(&bytes)), source: path.to_path_buf() })
-    }
-
     /// A folder, hashed by its manifest (`tree_sha256`).
     pub fn tree(name: impl Into<String>, dir: &Path) -> Result<KeyedFile> {
         Ok(KeyedFile { name: name.into(), sha256: tree_sha256(dir)?, source: dir.to_path_buf() })

@@ -117,7 +117,8 @@ pub(crate) fn prepare(
         },
         Target::Flags(release) => release.latency_model_flags(latency_model).map_err(|e| input(anyhow::anyhow!(e)))?,
     };
-    let text = std::fs::read_to_string(&point.scenario_file)
+    // Bounded and never blocking: a scenario swapped for a FIFO or a device is an error.
+    let text = crate::read::text(&point.scenario_file)
         .with_context(|| format!("reading scenario {}", point.scenario_file.display()))
         .map_err(input)?;
     let trace = match (point.form, target) {

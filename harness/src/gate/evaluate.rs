@@ -117,20 +117,23 @@ pub fn evaluate(
     options: &GateOptions,
     progress: &mut dyn FnMut(usize, usize, &str),
 ) -> Vec<FigureResult> {
-    evaluate_with_blis_points(manifest, cx, renderer, options, progress).0
+    evaluate_with_points(manifest, cx, renderer, options, progress).0
 }
 
 /// Per task that ran `blis`: its point records (`TaskOutput::blis_points`), for the JSON report.
 pub type BlisPoints = BTreeMap<String, Vec<serde_json::Value>>;
 
-/// `evaluate`, also returning each `blis` task's point records.
-pub fn evaluate_with_blis_points(
+/// Per task that scored points: its per-point table (`TaskOutput::points`, `--points`).
+pub type PointTables = BTreeMap<String, Vec<serde_json::Value>>;
+
+/// `evaluate`, also returning each `blis` task's point records and each task's point table.
+pub fn evaluate_with_points(
     manifest: &Manifest,
     cx: &Context,
     renderer: &dyn Renderer,
     options: &GateOptions,
     progress: &mut dyn FnMut(usize, usize, &str),
-) -> (Vec<FigureResult>, BlisPoints) {
+) -> (Vec<FigureResult>, BlisPoints, PointTables) {
     let selected: Vec<&Figure> = manifest
         .figures
         .iter()
@@ -161,10 +164,14 @@ pub fn evaluate_with_blis_points(
 
     let taint = Taint::from_lock(outcomes.get(LOCK_TASK));
     let mut points = BlisPoints::new();
+    let mut tables = PointTables::new();
     for (task, outcome) in &outcomes {
         if let Ok(Rendered::Output(out)) = outcome {
             if !out.blis_points.is_empty() {
                 points.insert(task.to_string(), out.blis_points.clone());
+            }
+            if !out.points.is_empty() {
+                tables.insert(task.to_string(), out.points.clone());
             }
         }
     }
@@ -179,7 +186,7 @@ pub fn evaluate_with_blis_points(
             r
         })
         .collect();
-    (results, points)
+    (results, points, tables)
 }
 
 /// Whether `--only <only>` selects the figure `id`: the figure of that id, or a group, every

@@ -4,16 +4,19 @@
 //! The pieces: `manifest` (what is published and how closely we must match it), `tasks` (the one
 //! table from task names to the harness functions computing them), `evaluate` (inputs checked
 //! first, each task rendered twice for determinism, each figure compared), `report` (the
-//! terminal lines, the markdown summary and the stable JSON).
+//! terminal lines, the markdown summary and the stable JSON), `explain` (one figure down to the
+//! sweeps that make it) and `ids` (the ids nearest to a typo).
 
 pub mod consistency;
 pub mod evaluate;
+pub mod explain;
 pub mod hygiene;
+pub mod ids;
 pub mod manifest;
 pub mod report;
 pub mod tasks;
 
-pub use evaluate::{evaluate, evaluate_with_blis_points, FigureResult, GateOptions, Renderer, Status};
+pub use evaluate::{evaluate, evaluate_with_points, FigureResult, GateOptions, Renderer, Status};
 pub use manifest::Manifest;
 
 /// The manifest at `path`, checked against the gate's task table.

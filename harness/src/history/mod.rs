@@ -542,6 +542,9 @@ mod tests {
             ran: 0,
             cached: 0,
             form: Default::default(),
+            binary_sha256: String::new(),
+            target: crate::blis::Target::Scenario,
+            info: Default::default(),
         }
     }
 

@@ -181,6 +181,17 @@ impl Drop for Browser {
 /// Opens `page` (a local file) in headless `chromium` and records what it requested and what
 /// it reported, until the load event and then `settle` of quiet (late requests, timers).
 pub fn load(chromium: &Path, page: &Path, settle: Duration) -> Result<PageLoad> {
+    Ok(load_evaluating(chromium, page, settle, &[])?.0)
+}
+
+/// [`load`], then each of `expressions` evaluated in the page, in order (a test clicking a
+/// link and reading where it led); their values, as JSON, come back in the same order.
+pub fn load_evaluating(
+    chromium: &Path,
+    page: &Path,
+    settle: Duration,
+    expressions: &[&str],
+) -> Result<(PageLoad, Vec<Value>)> {
     let page = page.canonicalize().with_context(|| format!("{}", page.display()))?;
     let url = format!("file://{}", page.display());
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -224,7 +235,17 @@ pub fn load(chromium: &Path, page: &Path, settle: Duration) -> Result<PageLoad> 
         }
     }
     result.loaded = loaded_at.is_some();
-    Ok(result)
+    let mut values = Vec::new();
+    for expression in expressions {
+        let mut record = |event: &Value| record_event(event, &session, &url, &mut result, &mut loaded_at);
+        let params = json!({"expression": expression, "returnByValue": true});
+        let answer = browser.call("Runtime.evaluate", params, Some(session.as_str()), deadline, &mut record)?;
+        if let Some(thrown) = answer.get("exceptionDetails") {
+            bail!("evaluating {expression:?} threw: {thrown}");
+        }
+        values.push(answer["result"]["value"].clone());
+    }
+    Ok((result, values))
 }
 
 fn record_event(event: &Value, session: &str, url: &str, result: &mut PageLoad, loaded_at: &mut Option<Instant>) {

@@ -86,6 +86,11 @@ pub fn render(page: &Page) -> String {
     // The anchors that exist, so a figure links only to a chart on this page.
     let mut anchors: BTreeSet<String> = arms.iter().map(|a| a.id.clone()).collect();
     anchors.extend(tiers_present(&sweeps).into_iter().map(tier_id));
+    let cells = match &page.scoring {
+        Ok(s) => cell_sections(s.scored, &sweeps),
+        Err(_) => Vec::new(),
+    };
+    anchors.extend(cells.iter().map(|(id, _)| id.clone()));
     if let Some(f) = &page.figures {
         out.push_str("<h2 id=\"figures\">Figures of the gate</h2>\n");
         out.push_str(&figure_table(f, &anchors));
@@ -102,6 +107,13 @@ pub fn render(page: &Page) -> String {
             for arm in &arms {
                 out.push_str(&arm_section(arm));
             }
+            out.push_str("<h2 id=\"cells\">Headline cells by contribution</h2>\n");
+            out.push_str(
+                "<p>Each cell of the headline, its sweeps ranked by what they add to the cell's mean |e|: a sweep's share is the sum of its |e| over the cell's n, so the shares add up to the cell. Each sweep links to its chart; every point is a row of <code>--points</code> (docs/points.md).</p>\n",
+            );
+            for (_, section) in &cells {
+                out.push_str(section);
+            }
             out.push_str("<h2 id=\"sweeps\">Sweeps</h2>\n");
             out.push_str(
                 "<p>Each sweep: TPOT and TTFT relative to the lowest concurrency (the anchor, where every curve is 1), on a log-2 concurrency axis. The legend gives each arm's mean |e| of the sweep's shape errors. Hollow points are TTFT excursions, excluded from TTFT metrics for every arm. When an arm reaches more than 10 times the measured maximum, the panel's scale stops there, its higher points sit on the top edge, and the panel says so.</p>\n",
@@ -110,6 +122,62 @@ pub fn render(page: &Page) -> String {
         }
     }
     out.push_str("</body>\n</html>\n");
+    out
+}
+
+/// `cell-all-aic-ttft-shape`: the anchor of a headline cell's ranked sweeps.
+fn cell_id(t: Tier, arm: &str, m: ErrorMetric) -> String {
+    format!("cell-{}-{arm}-{}", t.key().replace('_', "-"), m.key().replace('_', "-"))
+}
+
+/// One section per headline cell with a value (tier x arm run x metric): its sweeps ranked by
+/// contribution (`score::points`), each linked to its chart; with the anchor of each.
+fn cell_sections(scored: &Scored, sweeps: &[SweepView]) -> Vec<(String, String)> {
+    let chart: BTreeMap<(&str, &str), &str> =
+        sweeps.iter().map(|v| ((v.scenario.as_str(), v.label.as_str()), v.id.as_str())).collect();
+    let mut out = Vec::new();
+    for tier in Tier::ORDER {
+        for (i, (name, key, not_run)) in scored.arms.iter().enumerate() {
+            if not_run.is_some() {
+                continue;
+            }
+            for m in ErrorMetric::ALL {
+                let ranked = crate::score::points::scored_contributions(scored, tier, i, m);
+                if ranked.is_empty() {
+                    continue;
+                }
+                let id = cell_id(tier, key, m);
+                let n: usize = ranked.iter().map(|c| c.n).sum();
+                let mean: f64 = ranked.iter().map(|c| c.share).sum();
+                let mut section = format!(
+                    "<section id=\"{id}\">\n<h3>{} {} {}: {} over {n} comparisons, {} sweeps</h3>\n<ol>\n",
+                    esc(tier.title()),
+                    esc(name),
+                    esc(m.title()),
+                    pct(mean),
+                    ranked.len()
+                );
+                for c in &ranked {
+                    let sweep = format!("{} {}", c.scenario, c.label);
+                    let sweep = match chart.get(&(c.scenario.as_str(), c.label.as_str())) {
+                        Some(anchor) => format!("<a href=\"#{anchor}\">{}</a>", esc(&sweep)),
+                        None => esc(&sweep),
+                    };
+                    let _ = writeln!(
+                        section,
+                        "<li>{} {sweep}: n {}, mean |e| {}, worst c={} {:+.2}%</li>",
+                        pct(c.share),
+                        c.n,
+                        pct(c.sum_abs / c.n as f64),
+                        c.worst.0,
+                        c.worst.1
+                    );
+                }
+                section.push_str("</ol>\n</section>\n");
+                out.push((id, section));
+            }
+        }
+    }
     out
 }
 
@@ -136,6 +204,7 @@ fn contents(figures: bool, arms: &[ArmView], sweeps: &[SweepView]) -> String {
     }
     out.push_str("</ol></li>\n");
     if !sweeps.is_empty() {
+        out.push_str("<li><a href=\"#cells\">Headline cells by contribution</a></li>\n");
         let _ = writeln!(out, "<li><a href=\"#sweeps\">Sweeps ({})</a><ol>", sweeps.len());
         for tier in tiers_present(sweeps) {
             let in_tier: Vec<&SweepView> = sweeps.iter().filter(|s| s.tier == tier).collect();
@@ -168,13 +237,20 @@ fn contents(figures: bool, arms: &[ArmView], sweeps: &[SweepView]) -> String {
     out
 }
 
-/// The chart a headline figure comes from: its arm's section when the id names an arm, else the
-/// section of its tier. Other figures (the error-definition audit covers every framework, the
-/// measured config tier is another selection) have no chart on this page.
+/// Where a headline figure comes from: a cell's ranked sweeps when the id names a cell
+/// (`headline/<tier>/<arm>/<metric>`, its interval's ends too), else its arm's section when the
+/// id names an arm, else the section of its tier. Other figures (the error-definition audit
+/// covers every framework, the measured config tier is another selection) have no chart here.
 fn figure_anchor(id: &str, anchors: &BTreeSet<String>) -> Option<String> {
     let parts: Vec<&str> = id.split('/').collect();
     if parts.first() != Some(&"headline") {
         return None;
+    }
+    if let [_, tier, arm, metric, ..] = parts[..] {
+        let cell = format!("cell-{tier}-{arm}-{metric}");
+        if anchors.contains(&cell) {
+            return Some(cell);
+        }
     }
     let arm = parts.iter().skip(2).find(|p| ["blis", "aisimulate", "aic"].contains(p)).map(|k| format!("arm-{k}"));
     let tier = parts.get(1).map(|t| format!("tier-{t}"));

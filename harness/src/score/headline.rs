@@ -3,8 +3,8 @@
 //! the arm through a `BlisSource` the gate hands in: the scorer sits below the arm, so it never
 //! calls the arm itself.
 
-use super::{headline_arms, score_split, Arm};
-use super::{intervals, load_inputs, render, resolve, score, ErrorMetric, Scored, ScoredSweep, Selection};
+use super::{headline_arms, points, score_resolved, score_split, Arm};
+use super::{intervals, load_inputs, render, resolve, ErrorMetric, Scored, ScoredSweep, Selection};
 use crate::inputs::{InputKind, Inputs};
 use crate::task::{TaskError, TaskOutput, TaskResult};
 use oracles::tiers::{ConfigTier, Tier};
@@ -20,6 +20,8 @@ pub struct BlisColumn {
     pub report_tail: String,
     /// One record per point (`TaskOutput::blis_points`).
     pub points: Vec<serde_json::Value>,
+    /// Each point's cache key and whether it was modelled, for the per-point table.
+    pub info: super::points::BlisPoints,
 }
 
 /// Why a value is refused, and the gate's one line for it (`TaskOutput::refuse`).
@@ -49,7 +51,11 @@ pub fn task_headline(inputs: &Inputs, config_tier: Option<ConfigTier>, blis: Bli
     let selection = Selection::vllm(config_tier);
     if inputs.get(InputKind::Blis).is_none() {
         let arms = headline_arms(&corpora.e2e, None);
-        return Ok(headline_output(&score(&corpora, &scenarios, &arms, &selection)));
+        let resolved = resolve::resolve(&corpora, &scenarios, None, &selection);
+        let scored = score_resolved(&resolved, &arms);
+        let mut out = headline_output(&scored);
+        out.points = points::to_values(&points::rows(&resolved, &scored, &arms, None));
+        return Ok(out);
     }
     let catalog = inputs.require_dir(InputKind::Catalog, "the BLIS column")?;
     let resolved = resolve::resolve(&corpora, &scenarios, Some(catalog), &selection);
@@ -58,7 +64,7 @@ pub fn task_headline(inputs: &Inputs, config_tier: Option<ConfigTier>, blis: Bli
         Some(_) => "sweeps of the vLLM measured-tier table",
     };
     let col = blis(inputs, &resolved, described)?;
-    let split = score_split(&resolved, col.arm);
+    let split = score_split(&resolved, col.arm.clone());
     let mut out = headline_output(&split.corpus);
     match &col.refused {
         None => {
@@ -81,6 +87,9 @@ pub fn task_headline(inputs: &Inputs, config_tier: Option<ConfigTier>, blis: Bli
     out.report = split.report();
     out.report.push_str(&col.report_tail);
     out.blis_points = col.points;
+    let corpus_arms = super::corpus_arms(&corpora.e2e);
+    let rows = points::table(&resolved, &split.corpus, &corpus_arms, Some((&split.with_blis, &col.arm, &col.info)));
+    out.points = points::to_values(&rows);
     Ok(out)
 }
 

@@ -27,6 +27,7 @@ pub mod gaps;
 pub mod headline;
 pub mod intervals;
 pub mod metric;
+pub mod points;
 pub mod render;
 pub mod resolve;
 pub mod scored;

@@ -26,21 +26,20 @@ pub fn sweep_evidence(sweep: &Sweep, points: &[&SweepPoint], record: Option<&Set
 
 /// Points that run with prefix caching on: passed true, or not passed on vLLM (on by default).
 pub fn prefix_caching_points(sweep: &Sweep, points: &[&SweepPoint], record: Option<&SettingsRecord>) -> usize {
+    points.iter().filter(|p| prefix_caching_on(sweep, p.concurrency, record)).count()
+}
+
+/// Whether the point at `concurrency` runs with prefix caching on (see [`prefix_caching_points`]).
+pub fn prefix_caching_on(sweep: &Sweep, concurrency: u32, record: Option<&SettingsRecord>) -> bool {
     if !sweep.is_vllm() {
-        return 0;
+        return false;
     }
-    points
-        .iter()
-        .filter(|p| {
-            let passed = record
-                .and_then(|r| r.by_concurrency.get(p.concurrency))
-                .and_then(|s| s.passed_setting("enable_prefix_caching"));
-            match passed {
-                Some(SettingValue::Bool(on)) => on,
-                _ => true,
-            }
-        })
-        .count()
+    let passed =
+        record.and_then(|r| r.by_concurrency.get(concurrency)).and_then(|s| s.passed_setting("enable_prefix_caching"));
+    match passed {
+        Some(SettingValue::Bool(on)) => on,
+        _ => true,
+    }
 }
 
 /// One tracked setting at one point.

@@ -15,7 +15,8 @@ const INPUT_FLAGS: [&str; 7] =
 /// What a command needs besides the flag under test to get as far as reading its inputs.
 fn required_args(command: &[String]) -> &'static [&'static str] {
     match command.join(" ").as_str() {
-        "blis run" => &["--points", "points.json"],
+        "blis run" => &["--specs", "points.json"],
+        "explain" => &["fixtures/numpy-seed0-randint"],
         _ => &[],
     }
 }

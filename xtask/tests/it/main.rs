@@ -6,11 +6,13 @@ mod support;
 
 mod bad_input_cli;
 mod blis_cli;
+mod explain_cli;
 mod fixtures_cli;
 mod flags_cli;
 mod formatting;
 mod lock_cli;
 mod naming_cli;
+mod points_cli;
 mod readme;
 mod reproduce_cli;
 mod score_cli;
