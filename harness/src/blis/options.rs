@@ -123,10 +123,36 @@ impl RunOptions {
 /// The variables passed through from the harness's environment: the test double's knobs.
 pub const PASSED_PREFIX: &str = "BLIS_DOUBLE_";
 
-/// A binary's own directory (where `go build -o blis` and a release archive put it).
+/// A binary's own directory (where `go build -o blis` and a release archive put it), found
+/// after following links: `~/bin/blis` linked to a release's `blis` runs from the release's
+/// folder, whose `hardware_config.json` and `model_configs/` it needs, not from `~/bin`.
+/// `--blis-root` names another folder.
 pub(crate) fn default_root(binary: &Path) -> PathBuf {
+    let real = std::fs::canonicalize(binary).ok();
+    let binary = real.as_deref().unwrap_or(binary);
     let root = binary.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::default_root;
+
+    #[test]
+    fn a_linked_binary_runs_from_the_folder_it_links_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let release = dir.path().join("v0.7.13");
+        let bin = dir.path().join("bin");
+        std::fs::create_dir_all(&release).unwrap();
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::write(release.join("blis"), b"").unwrap();
+        std::os::unix::fs::symlink(release.join("blis"), bin.join("blis")).unwrap();
+        let real = std::fs::canonicalize(&release).unwrap();
+        assert_eq!(default_root(&bin.join("blis")), real);
+        assert_eq!(default_root(&release.join("blis")), real);
+        // A path that does not exist keeps its own folder (the error comes later, naming it).
+        assert_eq!(default_root(&bin.join("missing")), bin);
+    }
 }
 
 impl RunOptions {
