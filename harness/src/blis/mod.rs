@@ -17,6 +17,7 @@ pub mod determinism;
 pub mod dialect;
 pub mod double;
 mod heartbeat;
+pub mod ledger;
 pub mod lengths;
 pub mod metrics;
 pub mod options;

@@ -62,8 +62,10 @@ pub(crate) fn simulate(
     };
     // `blis run` or `blis replay`: what the point's command line asked of the binary.
     let subcommand = format!("blis {}", run.args.first().map_or("run", String::as_str));
+    let started = std::time::Instant::now();
     let (end, cost) = pool::run_child_measured(&run)
         .map_err(|e| failure(FailureKind::Exit, format!("starting {}: {e}", opts.binary.display())))?;
+    ledger::note(&prepared.key, started.elapsed(), &point.label());
     let tail = || pool::tail_lines(&stderr_path, 10);
     let with_tail = |kind, reason: String| PointFailure { kind, reason, stderr_tail: tail() };
     match end {

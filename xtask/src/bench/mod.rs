@@ -8,6 +8,7 @@ mod hashing;
 mod intervals;
 mod score;
 mod shards;
+mod suite;
 
 use anyhow::Result;
 
@@ -33,6 +34,9 @@ pub enum Command {
     /// How evenly `--shard I/N` spreads the planned points: makespan / ideal from the cost model
     /// and from the times a cache recorded.
     Shards(shards::Args),
+    /// Where `cargo test --workspace` spends its time: compiling, each test binary, and every
+    /// point the suite simulates (and which it simulates more than once).
+    Suite(suite::Args),
 }
 
 pub fn run(cmd: Command) -> Result<u8> {
@@ -44,5 +48,6 @@ pub fn run(cmd: Command) -> Result<u8> {
         Command::Score(args) => score::run(args),
         Command::Shards(args) => shards::run(args),
         Command::Intervals(args) => intervals::run(args),
+        Command::Suite(args) => suite::run(args),
     }
 }
