@@ -122,7 +122,10 @@ fn an_empty_folder_is_an_error_naming_it(corpora: &Path) -> Result<(), Failed> {
         .arg(&empty)
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("none: the folder is empty"));
+        .stderr(
+            predicate::str::contains("--releases ").and(predicate::str::contains("none: a folder of BLIS releases")),
+        )
+        .stderr(predicate::str::contains("is empty: expected one folder per release"));
     Ok(())
 }
 
