@@ -17,7 +17,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use oracles::bootstrap::{self, SweepTotal};
 use oracles::tiers::{ConfigTier, Tier};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn headline(config_tier: Option<ConfigTier>) -> Result<TaskOutput, Failed> {
     headline_with(config_tier, Flags::default())
@@ -157,17 +157,18 @@ fn rust_recomputes_every_cell() -> Result<(), Failed> {
     }
 }
 
-/// With a BLIS column (the test double, which models every sweep, through the shared point
-/// cache): the BLIS cells recompute from the BLIS rows like the others, and every BLIS row
-/// carries the binary's hash, the form and its point's cache key.
-fn blis_column_recomputes_from_its_rows() -> Result<(), Failed> {
+/// With a BLIS column (through the shared point cache): the BLIS cells recompute from the BLIS
+/// rows like the others, and every BLIS row carries the binary's hash, the form and whether it
+/// was modelled, and every modelled row its point's cache key. The test double models every
+/// sweep; a real release (`BLIS_REAL_BIN`, whose points the blis_real suite's release figure
+/// has just cached) models some.
+fn blis_column_recomputes_from_its_rows(binary: &Path, models_all: bool) -> Result<(), Failed> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let double = harness::blis::double::build().map_err(|e| format!("{e:#}"))?;
-    let out = headline_with(None, Flags { blis: Some(double), ..Flags::default() })?;
+    let out = headline_with(None, Flags { blis: Some(binary.to_path_buf()), ..Flags::default() })?;
     let (header, rows) = written(&out, dir.path())?;
     let task = cells(&out);
     if !task.keys().any(|k| k.contains(".blis.")) {
-        return Err("the task has no BLIS cell: the double should model every sweep".into());
+        return Err("the task has no BLIS cell".into());
     }
     let wrong = differences(&task, &recompute(&header, &rows, false)?);
     if !wrong.is_empty() {
@@ -177,10 +178,15 @@ fn blis_column_recomputes_from_its_rows() -> Result<(), Failed> {
     let (arm, sha, form, key, modelled) =
         (col("arm")?, col("blis_binary_sha256")?, col("blis_form")?, col("blis_cache_key")?, col("blis_modelled")?);
     let blis: Vec<&Vec<String>> = rows.iter().filter(|r| r[arm] == "blis").collect();
-    let bad =
-        blis.iter().find(|r| r[sha].len() != 64 || r[form] != "uniform" || r[key].len() != 64 || r[modelled] != "1");
-    match (blis.len(), bad) {
-        (0, _) => Err("no BLIS rows".into()),
+    let bad = blis.iter().find(|r| {
+        r[sha].len() != 64
+            || r[form] != "uniform"
+            || !["0", "1"].contains(&r[modelled].as_str())
+            || (r[modelled] == "1" && r[key].len() != 64)
+            || (models_all && r[modelled] != "1")
+    });
+    match (blis.iter().filter(|r| r[modelled] == "1").count(), bad) {
+        (0, _) => Err("no modelled BLIS rows".into()),
         (_, Some(r)) => Err(format!("a BLIS row without its binary, form, key or modelled flag: {r:?}").into()),
         _ => Ok(()),
     }
@@ -257,9 +263,22 @@ fn main() {
             missing.as_deref(),
         ),
         support::unless_missing(
-            Trial::test("points/blis_column_recomputes_from_its_rows", blis_column_recomputes_from_its_rows),
+            Trial::test("points/blis_double/column_recomputes_from_its_rows", || {
+                let double = harness::blis::double::build().map_err(|e| format!("{e:#}"))?;
+                blis_column_recomputes_from_its_rows(&double, true)
+            }),
             missing.as_deref(),
         ),
+        {
+            let missing = missing.clone();
+            Trial::ignorable_test("points/blis_real/column_recomputes_from_its_rows", move || {
+                let real = std::env::var_os("BLIS_REAL_BIN").filter(|v| !v.is_empty()).map(PathBuf::from);
+                let why = missing.or_else(|| real.is_none().then(|| "needs BLIS_REAL_BIN (a real blis)".to_string()));
+                support::requires(why, || {
+                    blis_column_recomputes_from_its_rows(real.as_deref().unwrap_or(Path::new("")), false)
+                })
+            })
+        },
         Trial::ignorable_test("points/numpy_recipe_prints_every_cell", move || {
             let why = match (&missing, numpy()) {
                 (Some(why), _) => Some(why.clone()),
