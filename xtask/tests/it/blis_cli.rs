@@ -282,13 +282,7 @@ fn ctrl_c_stops_every_point_and_removes_its_directory() {
     assert_eq!(point_dirs(), 0, "point directories left behind");
     // No double is left running with a workload under this test's temp dir.
     let needle = tmp.display().to_string();
-    let left = std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter(|e| {
-            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(&needle))
-        })
-        .count();
+    let left = processes_naming(&needle);
     assert_eq!(left, 0, "a child outlived the interrupt");
 }
 
@@ -308,6 +302,14 @@ fn report_json_dash_goes_to_stdout() {
 }
 
 /// Names in `dir` starting with `prefix`.
+/// How many processes have `needle` on their command line.
+fn processes_naming(needle: &str) -> usize {
+    let named = |e: &std::fs::DirEntry| {
+        std::fs::read(e.path().join("cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(needle))
+    };
+    std::fs::read_dir("/proc").unwrap().flatten().filter(named).count()
+}
+
 fn entries_with(dir: &Path, prefix: &str) -> Vec<String> {
     std::fs::read_dir(dir)
         .map(|d| {
@@ -353,11 +355,7 @@ fn ctrl_c_during_the_help_probe_stops_it_and_leaves_no_folder() {
     assert_eq!(code, Some(130), "{stderr}");
     assert_eq!(entries_with(&tmp, "blis-"), Vec::<String>::new(), "temporary folders left behind");
     std::thread::sleep(std::time::Duration::from_millis(200));
-    let left = std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter(|e| std::fs::read(e.path().join("cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(&secs)))
-        .count();
+    let left = processes_naming(&secs);
     assert_eq!(left, 0, "the probe's child outlived the interrupt");
 }
 
@@ -388,13 +386,7 @@ fn sigterm_to_the_gate_stops_its_rendering_and_leaves_no_store_or_seal() {
     assert_eq!(entries_with(&tmp, "blis-"), Vec::<String>::new(), "the store, a seal or a point folder was left");
     // The rendering child names the store under this test's TMPDIR on its command line.
     let needle = tmp.display().to_string();
-    let left = std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter(|e| {
-            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(&needle))
-        })
-        .count();
+    let left = processes_naming(&needle);
     assert_eq!(left, 0, "the rendering outlived the gate");
 }
 
