@@ -85,6 +85,22 @@ pub fn arm_style(key: &str) -> Style {
 }
 
 /// Escapes text for HTML and SVG content and attributes.
+/// The opening of a self-contained report page, through its `<h1>`: the score, gate and history
+/// pages share it.
+pub fn page_start(title: &str) -> String {
+    let title = esc(title);
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{title}</h1>\n"
+    )
+}
+
+/// The close of a report page: which build of the tool wrote it, when one is recorded, so a page
+/// passed around says where it came from.
+pub fn page_end() -> String {
+    let written = crate::version::get().map(|tool| format!("<p>Written by cargo xtask {}.</p>\n", esc(tool)));
+    format!("{}</body>\n</html>\n", written.unwrap_or_default())
+}
+
 pub fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for ch in text.chars() {

@@ -98,6 +98,11 @@ fn names_the_first_worse_release_groups_and_rows_for_every_entry(corpora: &Path)
     let tags: Vec<&str> =
         json["history"]["releases"].as_array().unwrap().iter().map(|r| r["tag"].as_str().unwrap()).collect();
     assert_eq!(tags, ["v1.2.0", "v1.9.0", "v1.9.1", "v1.10.0", "NOTES.txt", "iter27", "v1.0.0"]);
+    let page = std::fs::read_to_string(&html)?;
+    assert!(
+        page.contains(&format!("<p>Written by cargo xtask {} (commit ", env!("CARGO_PKG_VERSION"))),
+        "the page does not say which build wrote it"
+    );
     assert_eq!(json["history"]["distinct_runs"], 3);
     let first = &json["history"]["first_changes"];
     assert!(first

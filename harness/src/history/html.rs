@@ -13,10 +13,7 @@ use std::fmt::Write as _;
 
 pub fn render(h: &History, plan: &Plan) -> String {
     let title = "BLIS across releases";
-    let mut out = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{title}</title>\n<style>{}</style>\n</head>\n<body>\n<h1>{title}</h1>\n",
-        crate::chart::STYLE
-    );
+    let mut out = crate::chart::page_start(title);
     let _ = writeln!(
         out,
         "<p>The same {} planned points of {} sweeps for every release, form {}; latency model: {}.</p>",
@@ -42,7 +39,7 @@ pub fn render(h: &History, plan: &Plan) -> String {
     }
     grid(&mut out, &with_values, plan);
     steps(&mut out, h);
-    out.push_str("</body>\n</html>\n");
+    out.push_str(&crate::chart::page_end());
     out
 }
 

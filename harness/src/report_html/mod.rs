@@ -48,13 +48,7 @@ pub struct Page<'a> {
 
 /// The whole page.
 pub fn render(page: &Page) -> String {
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
-        esc(page.heading),
-        esc(page.heading)
-    );
+    let mut out = crate::chart::page_start(page.heading);
     let (sweeps, arms, not_run) = match &page.scoring {
         Ok(s) => {
             let (arms, not_run) = views::arm_views(s.scored);
@@ -121,7 +115,7 @@ pub fn render(page: &Page) -> String {
             out.push_str(&sweep_sections(s.scored, &sweeps));
         }
     }
-    out.push_str("</body>\n</html>\n");
+    out.push_str(&crate::chart::page_end());
     out
 }
 
@@ -283,9 +277,6 @@ fn tolerance_text(manifest: &Manifest, id: &str) -> String {
 pub fn figure_table(figures: &Figures, anchors: &BTreeSet<String>) -> String {
     let summary = crate::gate::report::Summary::of(figures.results);
     let mut out = format!("<p><strong>{}</strong></p>\n", esc(&summary.line()));
-    if let Some(tool) = crate::version::get() {
-        let _ = writeln!(out, "<p>Written by cargo xtask {}.</p>", esc(tool));
-    }
     let mut by_doc: BTreeMap<&str, Vec<&FigureResult>> = BTreeMap::new();
     for r in figures.results {
         by_doc.entry(&r.document).or_default().push(r);

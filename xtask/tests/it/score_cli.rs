@@ -196,6 +196,10 @@ fn report_html_writes_one_chart_per_scored_sweep_and_is_byte_identical_twice() {
     let html = String::from_utf8(first).unwrap();
     assert_eq!(html.matches("<figure id=\"sweep-m-1k1k\">").count(), 1, "{html}");
     assert!(html.contains("BLIS not run: needs --blis PATH."), "{html}");
+    assert!(
+        html.contains(&format!("<p>Written by cargo xtask {} (commit ", env!("CARGO_PKG_VERSION"))),
+        "the page does not say which build wrote it"
+    );
 }
 
 #[test]
