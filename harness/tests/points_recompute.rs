@@ -157,23 +157,65 @@ fn rust_recomputes_every_cell() -> Result<(), Failed> {
     }
 }
 
-/// With a BLIS column (through the shared point cache): the BLIS cells recompute from the BLIS
-/// rows like the others, and every BLIS row carries the binary's hash, the form and whether it
-/// was modelled, and every modelled row its point's cache key. The test double models every
-/// sweep; a real release (`BLIS_REAL_BIN`, whose points the blis_real suite's release figure
-/// has just cached) models some.
-fn blis_column_recomputes_from_its_rows(binary: &Path, models_all: bool) -> Result<(), Failed> {
+/// With the test double as the BLIS arm (it models every sweep, so the headline has BLIS
+/// cells): the BLIS cells recompute from the BLIS rows like the others, and every BLIS row
+/// carries its run.
+fn double_column_recomputes_from_its_rows() -> Result<(), Failed> {
+    let double = harness::blis::double::build().map_err(|e| format!("{e:#}"))?;
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let out = headline_with(None, Flags { blis: Some(binary.to_path_buf()), ..Flags::default() })?;
+    let out = headline_with(None, Flags { blis: Some(double), ..Flags::default() })?;
     let (header, rows) = written(&out, dir.path())?;
     let task = cells(&out);
     if !task.keys().any(|k| k.contains(".blis.")) {
-        return Err("the task has no BLIS cell".into());
+        return Err("the task has no BLIS cell: the double should model every sweep".into());
     }
     let wrong = differences(&task, &recompute(&header, &rows, false)?);
     if !wrong.is_empty() {
         return Err(wrong.join("\n").into());
     }
+    blis_rows_carry_their_run(&header, &rows, true)
+}
+
+/// With a real release (`BLIS_REAL_BIN`), which models some sweeps: the headline refuses the
+/// published BLIS cells, so the column its rows give is the release's own, `blis-release/<tag>/`
+/// (`score --blis` prints it). Each of those figures recomputes from the table's BLIS rows to
+/// its printed digits. Its points are the release figure's (uniform form), which the blis_real
+/// suite has just cached, so neither task here simulates anything after that suite.
+fn real_column_recomputes_from_its_rows(real: &Path) -> Result<(), Failed> {
+    use harness::inputs::InputKind;
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let flags = Flags { blis: Some(real.to_path_buf()), ..Flags::default() };
+    let (header, rows) = written(&headline_with(None, flags.clone())?, dir.path())?;
+    blis_rows_carry_their_run(&header, &rows, false)?;
+    let table = recompute(&header, &rows, false)?;
+    let alone =
+        [InputKind::Measurements, InputKind::Catalog, InputKind::Registry, InputKind::Scenarios, InputKind::Blis];
+    let inputs = Inputs::from_process(&flags).only(&alone);
+    let figures =
+        harness::gate::tasks::release_figures(&harness::gate::manifest_path()).map_err(|e| format!("{e:#}"))?;
+    let release = harness::history::task_releases(&inputs, &figures).map_err(|e| format!("{e:?}"))?;
+    let (mut compared, mut wrong) = (0, Vec::new());
+    for (key, value) in &release.values {
+        let (Value::Number(x), Some((_tag, cell))) = (value, key.split_once('.')) else { continue };
+        if !cell.contains(".blis.") {
+            continue;
+        }
+        compared += 1;
+        match table.get(cell) {
+            Some(t) if format!("{t:.2}") == format!("{x:.2}") => {}
+            other => wrong.push(format!("{key}: the release's {x:.2}, the table's {other:?}")),
+        }
+    }
+    match (compared, wrong.is_empty()) {
+        (0, _) => Err("the release task gave no BLIS figure".into()),
+        (_, true) => Ok(()),
+        _ => Err(wrong.join("\n").into()),
+    }
+}
+
+/// Every BLIS row carries the binary's hash, the form and whether it was modelled, and every
+/// modelled row its point's cache key; some rows are modelled (all of them, when `models_all`).
+fn blis_rows_carry_their_run(header: &[String], rows: &[Vec<String>], models_all: bool) -> Result<(), Failed> {
     let col = |name: &str| header.iter().position(|h| h == name).ok_or(format!("no column {name}"));
     let (arm, sha, form, key, modelled) =
         (col("arm")?, col("blis_binary_sha256")?, col("blis_form")?, col("blis_cache_key")?, col("blis_modelled")?);
@@ -263,10 +305,7 @@ fn main() {
             missing.as_deref(),
         ),
         support::unless_missing(
-            Trial::test("points/blis_double/column_recomputes_from_its_rows", || {
-                let double = harness::blis::double::build().map_err(|e| format!("{e:#}"))?;
-                blis_column_recomputes_from_its_rows(&double, true)
-            }),
+            Trial::test("points/blis_double/column_recomputes_from_its_rows", double_column_recomputes_from_its_rows),
             missing.as_deref(),
         ),
         {
@@ -275,7 +314,7 @@ fn main() {
                 let real = std::env::var_os("BLIS_REAL_BIN").filter(|v| !v.is_empty()).map(PathBuf::from);
                 let why = missing.or_else(|| real.is_none().then(|| "needs BLIS_REAL_BIN (a real blis)".to_string()));
                 support::requires(why, || {
-                    blis_column_recomputes_from_its_rows(real.as_deref().unwrap_or(Path::new("")), false)
+                    real_column_recomputes_from_its_rows(real.as_deref().unwrap_or(Path::new("")))
                 })
             })
         },
