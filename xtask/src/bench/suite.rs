@@ -28,6 +28,8 @@ struct Binary {
     result: String,
     simulations: usize,
     simulator_ms: u64,
+    /// What it printed: shown when it fails, so a failing run's bench still says why.
+    output: Vec<String>,
 }
 
 /// One ledger line: the point's key, the child's wall time, its label.
@@ -77,6 +79,10 @@ pub fn run(_: Args) -> Result<u8> {
             b.wall = since.elapsed();
             b.simulations = new.len();
             b.simulator_ms = new.iter().map(|s| s.ms).sum();
+            if !b.result.starts_with("ok") {
+                eprintln!("bench suite: {} failed:\n{}", b.name, b.output.join("\n"));
+            }
+            b.output = Vec::new();
             simulations.extend(new.into_iter().map(|s| (b.name.clone(), s)));
             binaries.push(b);
         }
@@ -98,10 +104,11 @@ pub fn run(_: Args) -> Result<u8> {
             close(&mut current, &mut binaries)?;
             eprintln!("bench suite: {name}");
             current = Some((Binary { name, ..Binary::default() }, Instant::now()));
-        } else if let Some(result) = trimmed.strip_prefix("test result: ") {
-            if let Some((b, _)) = current.as_mut() {
+        } else if let Some((b, _)) = current.as_mut() {
+            if let Some(result) = trimmed.strip_prefix("test result: ") {
                 b.result = result.split(';').take(3).collect::<Vec<_>>().join(";");
             }
+            b.output.push(line);
         }
     }
     close(&mut current, &mut binaries)?;
