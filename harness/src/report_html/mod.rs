@@ -14,7 +14,7 @@
 pub mod browser;
 pub mod views;
 
-use crate::chart::{arm_style, esc, Axis, Frame, Style, Svg, MEASURED, STYLE};
+use crate::chart::{arm_style, esc, Axis, Frame, Style, Svg, MEASURED};
 use crate::gate::{report::status_word, FigureResult, Manifest, Status};
 use crate::score::{Arm, Corpora, ErrorMetric, Scored};
 use oracles::tiers::Tier;
