@@ -27,7 +27,32 @@ fn main() {
             })
         }),
     ];
-    libtest_mimic::run(&args, trials).exit();
+    let conclusion = libtest_mimic::run(&args, trials);
+    // The shared run's folder, removed once every trial that reads it is done.
+    drop(RUN.lock().unwrap_or_else(|e| e.into_inner()).take());
+    conclusion.exit();
+}
+
+/// One history over the releases below, run once for the trials that read it (its text and
+/// JSON, and its page in a browser): the double's points are simulated once, not per trial.
+struct HistoryRun {
+    dir: tempfile::TempDir,
+    stdout: String,
+    json: PathBuf,
+    html: PathBuf,
+}
+
+static RUN: std::sync::Mutex<Option<Result<std::sync::Arc<HistoryRun>, String>>> = std::sync::Mutex::new(None);
+
+/// The shared run, started by the first trial that asks (the others wait for it).
+fn shared_run(corpora: &Path) -> Result<std::sync::Arc<HistoryRun>, Failed> {
+    let mut slot = RUN.lock().unwrap_or_else(|e| e.into_inner());
+    let run = slot.get_or_insert_with(|| {
+        run_history(corpora)
+            .map(std::sync::Arc::new)
+            .map_err(|e| e.message().unwrap_or("the shared history failed").to_string())
+    });
+    run.clone().map_err(Failed::from)
 }
 
 fn history(corpora: &Path, cwd: &Path) -> assert_cmd::Command {
@@ -51,7 +76,10 @@ fn release(dir: &Path, tag: &str, double: &Path, knobs: &str) -> PathBuf {
     blis
 }
 
-fn names_the_first_worse_release_groups_and_rows_for_every_entry(corpora: &Path) -> Result<(), Failed> {
+/// Seven entries written out of order: releases of the double with knobs of their own (one
+/// slower, one whose gpt-oss points give garbage), a byte-identical copy, and entries that are
+/// not releases.
+fn run_history(corpora: &Path) -> Result<HistoryRun, Failed> {
     use std::os::unix::fs::PermissionsExt;
     let double = harness::blis::double::build().map_err(|e| e.to_string())?;
     let dir = tempfile::tempdir()?;
@@ -75,21 +103,36 @@ fn names_the_first_worse_release_groups_and_rows_for_every_entry(corpora: &Path)
         .arg(&json)
         .arg("--report-html")
         .arg(&html)
-        .assert()
-        .code(0)
-        .stdout(predicate::str::contains("| v1.9.1 | ").and(predicate::str::contains("(= v1.9.0, simulated once)")))
-        .stdout(predicate::str::contains("- v1.9.0, v1.9.1: byte-identical binaries"))
-        .stdout(predicate::str::contains("- all.tpot_shape: first worse at v1.9.0 (from v1.2.0)"))
-        .stdout(predicate::str::contains("- all.tpot_shape: first better at v1.10.0 (from v1.9.1)"))
-        .stdout(predicate::str::contains("- v1.9.0 -> v1.9.1: identical on every planned point"))
-        .stdout(predicate::str::contains("| iter27 | - | - | not a release: the tag `iter27` is not a version"))
-        .stdout(predicate::str::contains("| v1.0.0 | - | - | not a release: v1.0.0/blis is not executable (mode 644)"))
-        .stdout(predicate::str::contains("| NOTES.txt | - | - | not a release: a file, not a folder"))
-        .stdout(predicate::str::is_match(r"(?m)^- 28 sweeps: failed: c=\d+: ").unwrap())
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(out)?;
+        .output()?;
+    if !out.status.success() {
+        return Err(format!("history exited {}: {}", out.status, String::from_utf8_lossy(&out.stderr)).into());
+    }
+    Ok(HistoryRun { dir, stdout: String::from_utf8(out.stdout)?, json, html })
+}
+
+fn names_the_first_worse_release_groups_and_rows_for_every_entry(corpora: &Path) -> Result<(), Failed> {
+    let run = shared_run(corpora)?;
+    let (dir, json, html) = (&run.dir, &run.json, &run.html);
+    let text = run.stdout.clone();
+    let stdout = |needle: &str| -> Result<(), Failed> {
+        match text.contains(needle) {
+            true => Ok(()),
+            false => Err(format!("the history does not say {needle:?}:\n{text}").into()),
+        }
+    };
+    stdout("| v1.9.1 | ")?;
+    stdout("(= v1.9.0, simulated once)")?;
+    stdout("- v1.9.0, v1.9.1: byte-identical binaries")?;
+    stdout("- all.tpot_shape: first worse at v1.9.0 (from v1.2.0)")?;
+    stdout("- all.tpot_shape: first better at v1.10.0 (from v1.9.1)")?;
+    stdout("- v1.9.0 -> v1.9.1: identical on every planned point")?;
+    stdout("| iter27 | - | - | not a release: the tag `iter27` is not a version")?;
+    stdout("| v1.0.0 | - | - | not a release: v1.0.0/blis is not executable (mode 644)")?;
+    stdout("| NOTES.txt | - | - | not a release: a file, not a folder")?;
+    let failed_sweeps = r"(?m)^- 28 sweeps: failed: c=\d+: ";
+    if !predicate::str::is_match(failed_sweeps)?.eval(&text) {
+        return Err(format!("no line matches {failed_sweeps:?}:\n{text}").into());
+    }
     // Version order, not string order, and no path of this machine in the report.
     let at = |tag: &str| text.find(&format!("| {tag} | ")).unwrap_or(usize::MAX);
     assert!(at("v1.2.0") < at("v1.9.0") && at("v1.9.0") < at("v1.9.1") && at("v1.9.1") < at("v1.10.0"), "{text}");
@@ -134,23 +177,18 @@ fn an_empty_folder_is_an_error_naming_it(corpora: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
-/// The history page of two releases (the second slower, so a step with a change is drawn) in a
-/// real browser: no network request, no console error, and the charts and grid are there.
+/// The shared history's page in a real browser: no network request, no console error, and
+/// the charts and grid are there.
 fn the_html_page_loads_in_headless_chromium(chromium: &Path, corpora: &Path) -> Result<(), Failed> {
-    let double = harness::blis::double::build().map_err(|e| e.to_string())?;
-    let dir = tempfile::tempdir()?;
-    let releases = dir.path().join("releases");
-    release(&releases, "v2.0.0", &double, "");
-    release(&releases, "v2.1.0", &double, "BLIS_DOUBLE_SLOWDOWN=0.3");
-    let page = dir.path().join("history.html");
-    history(corpora, dir.path()).arg("--releases").arg(&releases).arg("--report-html").arg(&page).assert().code(0);
-    let load = harness::report_html::browser::load(chromium, &page, std::time::Duration::from_millis(500))
+    let run = shared_run(corpora)?;
+    let page = &run.html;
+    let load = harness::report_html::browser::load(chromium, page, std::time::Duration::from_millis(500))
         .map_err(|e| format!("{e:#}"))?;
     if let Some(problems) = load.problems() {
         return Err(problems.into());
     }
-    let html = std::fs::read_to_string(&page)?;
-    for needle in ["id=\"history-all-tpot-shape\"", "Per sweep: BLIS TPOT shape error", "v2.1.0"] {
+    let html = std::fs::read_to_string(page)?;
+    for needle in ["id=\"history-all-tpot-shape\"", "Per sweep: BLIS TPOT shape error", "v1.9.0"] {
         if !html.contains(needle) {
             return Err(format!("the page lacks {needle}").into());
         }
