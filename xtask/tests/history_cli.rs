@@ -137,11 +137,11 @@ fn names_the_first_worse_release_groups_and_rows_for_every_entry(corpora: &Path)
     let at = |tag: &str| text.find(&format!("| {tag} | ")).unwrap_or(usize::MAX);
     assert!(at("v1.2.0") < at("v1.9.0") && at("v1.9.0") < at("v1.9.1") && at("v1.9.1") < at("v1.10.0"), "{text}");
     assert!(!text.contains(&dir.path().display().to_string()), "a machine path in the report:\n{text}");
-    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json)?)?;
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json)?)?;
     let tags: Vec<&str> =
         json["history"]["releases"].as_array().unwrap().iter().map(|r| r["tag"].as_str().unwrap()).collect();
     assert_eq!(tags, ["v1.2.0", "v1.9.0", "v1.9.1", "v1.10.0", "NOTES.txt", "iter27", "v1.0.0"]);
-    let page = std::fs::read_to_string(&html)?;
+    let page = std::fs::read_to_string(html)?;
     assert!(
         page.contains(&format!("<p>Written by cargo xtask {} (commit ", env!("CARGO_PKG_VERSION"))),
         "the page does not say which build wrote it"
@@ -153,7 +153,7 @@ fn names_the_first_worse_release_groups_and_rows_for_every_entry(corpora: &Path)
         .unwrap()
         .iter()
         .any(|f| f["figure"] == "all.tpot_shape" && f["direction"] == "worse" && f["release"] == "v1.9.0"));
-    let page = std::fs::read_to_string(&html)?;
+    let page = std::fs::read_to_string(html)?;
     for chart in ["history-all-tpot-shape", "history-all-ttft-mape"] {
         assert!(page.contains(&format!("id=\"{chart}\"")), "no chart {chart}");
     }

@@ -134,6 +134,23 @@ pub(crate) fn default_root(binary: &Path) -> PathBuf {
     std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf())
 }
 
+impl RunOptions {
+    /// The defaults for the binary, catalog and registry the inputs supply, quiet: how the
+    /// gate's tasks and reports run BLIS. Refused (naming `needed_for`) when one is missing.
+    pub fn quiet_from_inputs(
+        inputs: &crate::inputs::Inputs,
+        needed_for: &str,
+    ) -> Result<RunOptions, crate::task::TaskError> {
+        use crate::inputs::InputKind;
+        let binary = binary::require(inputs, needed_for)?;
+        let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
+        let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
+        let mut options = RunOptions::new(binary, catalog, registry);
+        options.progress = ProgressMode::Quiet;
+        Ok(options)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::default_root;
@@ -152,22 +169,5 @@ mod tests {
         assert_eq!(default_root(&release.join("blis")), real);
         // A path that does not exist keeps its own folder (the error comes later, naming it).
         assert_eq!(default_root(&bin.join("missing")), bin);
-    }
-}
-
-impl RunOptions {
-    /// The defaults for the binary, catalog and registry the inputs supply, quiet: how the
-    /// gate's tasks and reports run BLIS. Refused (naming `needed_for`) when one is missing.
-    pub fn quiet_from_inputs(
-        inputs: &crate::inputs::Inputs,
-        needed_for: &str,
-    ) -> Result<RunOptions, crate::task::TaskError> {
-        use crate::inputs::InputKind;
-        let binary = binary::require(inputs, needed_for)?;
-        let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?.to_path_buf();
-        let registry = inputs.require_dir(InputKind::Registry, needed_for)?.to_path_buf();
-        let mut options = RunOptions::new(binary, catalog, registry);
-        options.progress = ProgressMode::Quiet;
-        Ok(options)
     }
 }
