@@ -84,7 +84,6 @@ pub fn arm_style(key: &str) -> Style {
     }
 }
 
-/// Escapes text for HTML and SVG content and attributes.
 /// The opening of a self-contained report page, through its `<h1>`: the score, gate and history
 /// pages share it.
 pub fn page_start(title: &str) -> String {
@@ -101,6 +100,7 @@ pub fn page_end() -> String {
     format!("{}</body>\n</html>\n", written.unwrap_or_default())
 }
 
+/// Escapes text for HTML and SVG content and attributes.
 pub fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for ch in text.chars() {

@@ -113,7 +113,7 @@ fn run_history(corpora: &Path) -> Result<HistoryRun, Failed> {
 fn names_the_first_worse_release_groups_and_rows_for_every_entry(corpora: &Path) -> Result<(), Failed> {
     let run = shared_run(corpora)?;
     let (dir, json, html) = (&run.dir, &run.json, &run.html);
-    let text = run.stdout.clone();
+    let text = &run.stdout;
     let stdout = |needle: &str| -> Result<(), Failed> {
         match text.contains(needle) {
             true => Ok(()),
@@ -130,7 +130,7 @@ fn names_the_first_worse_release_groups_and_rows_for_every_entry(corpora: &Path)
     stdout("| v1.0.0 | - | - | not a release: v1.0.0/blis is not executable (mode 644)")?;
     stdout("| NOTES.txt | - | - | not a release: a file, not a folder")?;
     let failed_sweeps = r"(?m)^- 28 sweeps: failed: c=\d+: ";
-    if !predicate::str::is_match(failed_sweeps)?.eval(&text) {
+    if !predicate::str::is_match(failed_sweeps)?.eval(text) {
         return Err(format!("no line matches {failed_sweeps:?}:\n{text}").into());
     }
     // Version order, not string order, and no path of this machine in the report.
