@@ -15,6 +15,7 @@ mod oracle;
 mod outcome;
 mod reproduce;
 mod score;
+mod this_binary;
 mod vendor;
 
 use clap::{Parser, Subcommand};

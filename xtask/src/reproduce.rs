@@ -10,7 +10,6 @@ use harness::blis::rendering::{self, Determinism, Rendering};
 use harness::gate::{self, evaluate::InProcess, report, tasks::Context, Renderer};
 use harness::task::{exit, TaskError};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 reads! {
     /// Every input a task of the gate's table needs (`harness::gate::tasks::TASKS`), and the
@@ -319,8 +318,7 @@ fn reruns_text(reruns: &Reruns, determinism: Determinism, list: bool) -> Option<
 
 impl Renderer for ChildProcess<'_> {
     fn render(&self, task: &str) -> Result<String> {
-        let exe = std::env::current_exe().context("locating the xtask binary")?;
-        let mut cmd = Command::new(exe);
+        let mut cmd = crate::this_binary::command().context("locating the xtask binary")?;
         cmd.arg("reproduce").arg("--render-task").arg(task).arg("--manifest").arg(self.manifest);
         if let Some(lock) = &self.args.lockfile {
             cmd.arg("--lockfile").arg(lock);

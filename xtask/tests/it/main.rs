@@ -16,4 +16,5 @@ mod points_cli;
 mod readme;
 mod reproduce_cli;
 mod score_cli;
+mod tidy;
 mod workspace_root;
