@@ -19,10 +19,19 @@ reads! {
 pub fn run(args: Args) -> Result<u8> {
     let inputs = args.resolve();
     let needed_for = "the real-binary bench";
-    let binary = blis::binary::require(&inputs, needed_for)?;
-    let scenarios = inputs.require_dir(InputKind::Scenarios, needed_for)?;
-    let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?;
-    let registry = inputs.require_dir(InputKind::Registry, needed_for)?;
+    let needs = || -> Result<_, harness::inputs::Refusal> {
+        Ok((
+            blis::binary::require(&inputs, needed_for)?,
+            inputs.require_dir(InputKind::Scenarios, needed_for)?,
+            inputs.require_dir(InputKind::Catalog, needed_for)?,
+            inputs.require_dir(InputKind::Registry, needed_for)?,
+        ))
+    };
+    // A missing input is a refusal (exit 2), as on every command.
+    let (binary, scenarios, catalog, registry) = match needs() {
+        Ok(all) => all,
+        Err(refusal) => return Ok(crate::outcome::refused(&refusal)),
+    };
     let mut points = Vec::new();
     for tp in [2, 4, 8] {
         let file = scenarios.join(format!("llama-3.1-70b-instruct-h100-fp8-vllm-tp{tp}.yaml"));

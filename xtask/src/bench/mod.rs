@@ -9,6 +9,7 @@ mod intervals;
 mod score;
 mod shards;
 mod suite;
+mod warm;
 
 use anyhow::Result;
 
@@ -37,6 +38,9 @@ pub enum Command {
     /// Where `cargo test --workspace` spends its time: compiling, each test binary, and every
     /// point the suite simulates (and which it simulates more than once).
     Suite(suite::Args),
+    /// The gate and the history on a warm point cache (--blis PATH, --releases DIR): the median
+    /// of repeated runs, and the simulations a warm run still starts.
+    Warm(warm::Args),
 }
 
 pub fn run(cmd: Command) -> Result<u8> {
@@ -49,5 +53,6 @@ pub fn run(cmd: Command) -> Result<u8> {
         Command::Shards(args) => shards::run(args),
         Command::Intervals(args) => intervals::run(args),
         Command::Suite(args) => suite::run(args),
+        Command::Warm(args) => warm::run(args),
     }
 }

@@ -4,6 +4,7 @@
 //! before any work and names the path (exit 1, bad input; or 2 where the command's documented
 //! contract refuses it: a `blis` binary that cannot run, `lock diff`'s missing DIR).
 
+use predicates::prelude::*;
 use std::path::Path;
 
 use crate::support::xtask;
@@ -218,4 +219,28 @@ fn a_given_blis_that_cannot_run_exits_1_before_any_work_on_every_command_that_ta
     }
     // reproduce, score, blis run/determinism/sensitivity, bench shards/blis-real.
     assert!(commands >= 7, "only {commands} commands take --blis");
+}
+
+/// A bench that needs an input nobody gave is refused as every command is: exit 2, naming the
+/// flag and the variable that supply it, before any work.
+#[test]
+fn a_bench_without_its_binary_or_releases_is_refused_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let blis = dir.path().join("blis");
+    std::fs::write(&blis, "#!/bin/sh\nexit 0\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&blis, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let cases: [(&[&str], &str); 3] = [
+        (&["bench", "blis-real"], "--blis PATH or set BLIS_BIN"),
+        (&["bench", "warm"], "--blis PATH or set BLIS_BIN"),
+        (&["bench", "warm", "--blis", blis.to_str().unwrap()], "--releases DIR or set BLIS_RELEASES"),
+    ];
+    for (args, names) in cases {
+        xtask(dir.path())
+            .args(args)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicates::str::starts_with("refused: ").and(predicates::str::contains(names)));
+    }
 }
