@@ -80,18 +80,7 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
     let plan = history::plan(&resolved, &scenarios_dir, form);
     let started = std::time::Instant::now();
     let on_release = |tag: &str, col: &harness::blis::arm::Column, same_as: Option<&str>| {
-        if let Some(earlier) = same_as {
-            eprintln!("history: {tag}: the binary and files of {earlier}: its points, not simulated again");
-            return;
-        }
-        eprintln!(
-            "history: {tag}: {} points with a value, {} failed, {} ran, {} from the cache ({:.0} s so far)",
-            col.succeeded,
-            col.failed,
-            col.ran,
-            col.cached,
-            started.elapsed().as_secs_f64()
-        );
+        eprintln!("{}", history::release_line("history: ", tag, col, same_as, started.elapsed()));
     };
     let settings = history::Settings {
         resolved: &resolved,

@@ -210,6 +210,28 @@ pub struct Settings<'a> {
     pub on_release: &'a dyn Fn(&str, &Column, Option<&str>),
 }
 
+/// The line said on stderr as a release finishes (`history`, and the gate's `blis-releases`
+/// task, whose renderings forward lines that start with `blis: `), after `prefix`.
+pub fn release_line(
+    prefix: &str,
+    tag: &str,
+    col: &Column,
+    same_as: Option<&str>,
+    elapsed: std::time::Duration,
+) -> String {
+    match same_as {
+        Some(earlier) => format!("{prefix}{tag}: the binary and files of {earlier}: its points, not simulated again"),
+        None => format!(
+            "{prefix}{tag}: {} points with a value, {} failed, {} ran, {} from the cache ({:.0} s so far)",
+            col.succeeded,
+            col.failed,
+            col.ran,
+            col.cached,
+            elapsed.as_secs_f64()
+        ),
+    }
+}
+
 /// The planned points of `resolved` in `form` (what every release runs).
 pub fn plan(resolved: &Resolved, scenarios_dir: &std::path::Path, form: crate::blis::workload::LengthForm) -> Plan {
     let fixtures = match crate::blis::FixtureSet::committed() {

@@ -44,13 +44,19 @@ pub fn task_releases(inputs: &crate::inputs::Inputs, figures: &ReleaseFigures) -
     let mut template = RunOptions::new(template_binary, catalog, registry);
     template.progress = crate::blis::ProgressMode::Silent;
     template.form = Some(arm::RELEASE_FORM);
+    // A line as each release finishes: the gate forwards it, so a run over a folder of releases
+    // (an hour cold) says how far it is rather than nothing (its points run silently).
+    let started = std::time::Instant::now();
+    let on_release = |tag: &str, col: &arm::Column, same_as: Option<&str>| {
+        eprintln!("{}", super::release_line("blis: release ", tag, col, same_as, started.elapsed()));
+    };
     let settings = Settings {
         resolved: &resolved,
         plan: plan(&resolved, &scenarios_dir, arm::RELEASE_FORM),
         template,
         rule: figures.rule.clone(),
         latency_model: None,
-        on_release: &|_, _, _| {},
+        on_release: &on_release,
     };
     let h = run(&listing, &settings)?;
     let figure_keys = |tag: &str| figures.keys.get(tag).cloned().unwrap_or_default();
