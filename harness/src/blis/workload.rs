@@ -86,6 +86,27 @@ pub fn total_requests(concurrency: u32) -> u64 {
 /// The workload spec's text for one point.
 pub fn workload_spec(point: &PointSpec) -> Result<String> {
     check_lengths(point)?;
+    // The text is a function of these four values alone, and a history or a gate asks for one
+    // point's text once per release and task: encoding it (two PDFs of up to 1,639 lengths) was
+    // over half of a warm `history`'s time (docs/speed.md), so each text is encoded once.
+    type Encoded = std::sync::Mutex<std::collections::HashMap<(u64, u32, u32, u32), String>>;
+    static ENCODED: std::sync::OnceLock<Encoded> = std::sync::OnceLock::new();
+    let id = (point.seed, point.concurrency, point.isl, point.osl);
+    let encoded = ENCODED.get_or_init(Default::default);
+    if let Some(text) = encoded.lock().unwrap_or_else(|e| e.into_inner()).get(&id) {
+        return Ok(text.clone());
+    }
+    let text = encode(point)?;
+    let mut map = encoded.lock().unwrap_or_else(|e| e.into_inner());
+    // Bounded: a corpus has a few hundred distinct points; a caller with more starts afresh.
+    if map.len() >= 4096 {
+        map.clear();
+    }
+    map.insert(id, text.clone());
+    Ok(text)
+}
+
+fn encode(point: &PointSpec) -> Result<String> {
     let spec = Spec {
         version: "v1",
         seed: point.seed,
@@ -292,6 +313,36 @@ mod tests {
             input_lens: (1..=20).collect(),
             output_lens: (1..=20).collect(),
             form,
+        }
+    }
+
+    /// The spec's text is encoded once per (seed, concurrency, isl, osl): nothing else of the
+    /// point may change it, and a change of any of the four must.
+    #[test]
+    fn the_workload_text_is_a_function_of_seed_concurrency_and_lengths_alone() {
+        let base = point(LengthForm::Uniform);
+        let mut other = point(LengthForm::Vectors);
+        other.scenario_file = "another.yaml".into();
+        other.engine.max_num_seqs = 9;
+        other.input_lens.reverse();
+        other.output_lens = vec![7; 20];
+        assert_eq!(encode(&base).unwrap(), encode(&other).unwrap());
+        assert_eq!(workload_spec(&other).unwrap(), encode(&base).unwrap());
+        let changed: [fn(&mut PointSpec); 4] = [
+            |p| p.seed += 1,
+            |p| p.isl += 1,
+            |p| p.osl += 1,
+            |p| {
+                p.concurrency += 1;
+                p.input_lens = vec![5; 30];
+                p.output_lens = vec![5; 30];
+            },
+        ];
+        for change in changed {
+            let mut p = point(LengthForm::Uniform);
+            change(&mut p);
+            assert_ne!(workload_spec(&p).unwrap(), workload_spec(&base).unwrap());
+            assert_eq!(workload_spec(&p).unwrap(), encode(&p).unwrap());
         }
     }
 
