@@ -32,13 +32,6 @@ struct Binary {
     output: Vec<String>,
 }
 
-/// One ledger line: the point's key, the child's wall time, its label.
-struct Simulation {
-    key: String,
-    ms: u64,
-    label: String,
-}
-
 pub fn run(_: Args) -> Result<u8> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let root = harness::paths::workspace_root();
@@ -72,7 +65,7 @@ pub fn run(_: Args) -> Result<u8> {
     let mut binaries: Vec<Binary> = Vec::new();
     let mut current: Option<(Binary, Instant)> = None;
     let mut seen = 0usize;
-    let mut simulations: Vec<(String, Simulation)> = Vec::new();
+    let mut simulations: Vec<(String, ledger::Entry)> = Vec::new();
     let mut close = |current: &mut Option<(Binary, Instant)>, binaries: &mut Vec<Binary>| -> Result<()> {
         let new = read_ledger(&ledger_path, &mut seen)?;
         if let Some((mut b, since)) = current.take() {
@@ -138,23 +131,15 @@ fn binary_name(running: &str) -> String {
 }
 
 /// The lines added to the ledger since the last call.
-fn read_ledger(path: &std::path::Path, seen: &mut usize) -> Result<Vec<Simulation>> {
+fn read_ledger(path: &std::path::Path, seen: &mut usize) -> Result<Vec<ledger::Entry>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading the ledger {}", path.display()))?;
     let lines: Vec<&str> = text.lines().collect();
-    let new = lines[(*seen).min(lines.len())..]
-        .iter()
-        .filter_map(|l| {
-            let mut parts = l.splitn(3, ' ');
-            let key = parts.next()?.to_string();
-            let ms = parts.next()?.parse().ok()?;
-            Some(Simulation { key, ms, label: parts.next().unwrap_or("").to_string() })
-        })
-        .collect();
+    let new = lines[(*seen).min(lines.len())..].iter().filter_map(|l| ledger::parse_line(l)).collect();
     *seen = lines.len();
     Ok(new)
 }
 
-fn render(compile: Duration, tests: Duration, binaries: &[Binary], sims: &[(String, Simulation)]) -> String {
+fn render(compile: Duration, tests: Duration, binaries: &[Binary], sims: &[(String, ledger::Entry)]) -> String {
     let mut s = String::new();
     let secs = |d: Duration| format!("{:.1}", d.as_secs_f64());
     s.push_str(&format!(
@@ -176,7 +161,7 @@ fn render(compile: Duration, tests: Duration, binaries: &[Binary], sims: &[(Stri
             b.result
         ));
     }
-    let mut per_key: BTreeMap<&str, Vec<&(String, Simulation)>> = BTreeMap::new();
+    let mut per_key: BTreeMap<&str, Vec<&(String, ledger::Entry)>> = BTreeMap::new();
     for sim in sims {
         per_key.entry(sim.1.key.as_str()).or_default().push(sim);
     }
@@ -213,8 +198,8 @@ fn render(compile: Duration, tests: Duration, binaries: &[Binary], sims: &[(Stri
 mod tests {
     use super::*;
 
-    fn sim(binary: &str, key: &str, ms: u64) -> (String, Simulation) {
-        (binary.into(), Simulation { key: key.into(), ms, label: format!("point {key}") })
+    fn sim(binary: &str, key: &str, ms: u64) -> (String, ledger::Entry) {
+        (binary.into(), ledger::Entry { key: key.into(), ms, label: format!("point {key}") })
     }
 
     #[test]
