@@ -9,7 +9,7 @@ use crate::inputs::{reads, Reads as _};
 use anyhow::Result;
 use harness::blis::{self, double, EngineSettings, PointSpec, RunOptions};
 use harness::inputs::InputKind;
-use harness::task::exit;
+use harness::task::{exit, TaskError};
 
 reads! {
     /// The binary, and the scenarios and trees its points read.
@@ -17,21 +17,17 @@ reads! {
 }
 
 pub fn run(args: Args) -> Result<u8> {
+    // A missing input is a refusal (exit 2), as on every command.
+    crate::outcome::exit_code(measure(args))
+}
+
+fn measure(args: Args) -> Result<u8, TaskError> {
     let inputs = args.resolve();
     let needed_for = "the real-binary bench";
-    let needs = || -> Result<_, harness::inputs::Refusal> {
-        Ok((
-            blis::binary::require(&inputs, needed_for)?,
-            inputs.require_dir(InputKind::Scenarios, needed_for)?,
-            inputs.require_dir(InputKind::Catalog, needed_for)?,
-            inputs.require_dir(InputKind::Registry, needed_for)?,
-        ))
-    };
-    // A missing input is a refusal (exit 2), as on every command.
-    let (binary, scenarios, catalog, registry) = match needs() {
-        Ok(all) => all,
-        Err(refusal) => return Ok(crate::outcome::refused(&refusal)),
-    };
+    let binary = blis::binary::require(&inputs, needed_for)?;
+    let scenarios = inputs.require_dir(InputKind::Scenarios, needed_for)?;
+    let catalog = inputs.require_dir(InputKind::Catalog, needed_for)?;
+    let registry = inputs.require_dir(InputKind::Registry, needed_for)?;
     let mut points = Vec::new();
     for tp in [2, 4, 8] {
         let file = scenarios.join(format!("llama-3.1-70b-instruct-h100-fp8-vllm-tp{tp}.yaml"));

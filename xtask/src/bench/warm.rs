@@ -12,7 +12,7 @@ use crate::inputs::{reads, Reads as _};
 use anyhow::{Context, Result};
 use harness::blis;
 use harness::inputs::InputKind;
-use harness::task::exit;
+use harness::task::{exit, TaskError};
 use std::ffi::OsString;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -48,14 +48,15 @@ struct Run {
 }
 
 pub fn run(args: Args) -> Result<u8> {
+    // A missing input is a refusal (exit 2), as on every command.
+    crate::outcome::exit_code(measure(args))
+}
+
+fn measure(args: Args) -> Result<u8, TaskError> {
     let inputs = args.inputs.resolve();
     let needed_for = "the warm bench";
-    let needs = blis::binary::require(&inputs, needed_for)
-        .and_then(|b| Ok((b, inputs.require_dir(InputKind::Releases, needed_for)?.to_path_buf())));
-    let (binary, releases) = match needs {
-        Ok(both) => both,
-        Err(refusal) => return Ok(crate::outcome::refused(&refusal)),
-    };
+    let binary = blis::binary::require(&inputs, needed_for)?;
+    let releases = inputs.require_dir(InputKind::Releases, needed_for)?.to_path_buf();
     // `reproduce --blis` alone: a folder of releases in the environment would add the release
     // figures of every release in it.
     let no_releases: Vec<&str> =
@@ -133,6 +134,6 @@ fn time_once(c: &Timed) -> Result<(Run, i32)> {
         anyhow::bail!("`{}` ended by {status}:\n{}", c.shown, tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
     };
     let text = std::fs::read_to_string(ledger.path()).context("reading the run ledger")?;
-    let ms: Vec<u64> = text.lines().filter_map(|l| l.split(' ').nth(1)?.parse().ok()).collect();
+    let ms: Vec<u64> = text.lines().filter_map(blis::ledger::parse_line).map(|e| e.ms).collect();
     Ok((Run { wall, simulations: ms.len(), simulator_ms: ms.iter().sum() }, code))
 }

@@ -226,10 +226,7 @@ fn a_given_blis_that_cannot_run_exits_1_before_any_work_on_every_command_that_ta
 #[test]
 fn a_bench_without_its_binary_or_releases_is_refused_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
-    let blis = dir.path().join("blis");
-    std::fs::write(&blis, "#!/bin/sh\nexit 0\n").unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&blis, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let blis = harness::blis::double::build().unwrap();
     let cases: [(&[&str], &str); 3] = [
         (&["bench", "blis-real"], "--blis PATH or set BLIS_BIN"),
         (&["bench", "warm"], "--blis PATH or set BLIS_BIN"),
