@@ -17,7 +17,7 @@ use std::path::Path;
 /// and with the tensor-parallel degree the scenario states (`tp + 4`). Fitted to the CPU time
 /// of the 41 points two real releases model (inference-sim f90a1e3a and v0.7.13, N 4 to 64):
 /// the time grows about as N^1.55 and tp^0.4 at fixed tokens, and up to N = 256 at least as
-/// fast; docs/speed.md says how well this predicts. Only scheduling and shard plans read it.
+/// fast; docs/speed-gate.md says how well this predicts. Only scheduling and shard plans read it.
 pub fn estimate(point: &PointSpec, tp: u64) -> u64 {
     let n = u64::from(point.concurrency);
     let tokens = u64::from(point.isl) + u64::from(point.osl);

@@ -6,6 +6,7 @@ mod support;
 
 mod bad_input_cli;
 mod blis_cli;
+mod doc_links;
 mod explain_cli;
 mod fixtures_cli;
 mod flags_cli;
