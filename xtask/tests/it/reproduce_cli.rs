@@ -311,10 +311,21 @@ fn version_names_the_commit_and_the_reports_record_it() {
     let version = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
     let re = regex_lite(&version);
     assert!(re, "{version:?}");
-    let head = std::process::Command::new("git").args(["rev-parse", "HEAD"]).current_dir(workspace_root()).output();
-    if let Some(head) = head.ok().filter(|o| o.status.success()) {
-        let head = String::from_utf8(head.stdout).unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git").args(args).current_dir(workspace_root()).output();
+        out.ok().filter(|o| o.status.success()).map(|o| String::from_utf8(o.stdout).unwrap())
+    };
+    if let Some(head) = git(&["rev-parse", "HEAD"]) {
         assert!(version.contains(head.trim()), "{version:?} is not built from HEAD {head}");
+        // The build says when it is not the commit's: a change to xtask's own source is marked,
+        // and a tree with no change at all is not.
+        let marked = version.contains(" with uncommitted changes)");
+        if git(&["status", "--porcelain", "--untracked-files=all", "--", "xtask/src"]).is_some_and(|s| !s.is_empty()) {
+            assert!(marked, "{version:?} is built from a changed xtask/src and does not say so");
+        }
+        if git(&["status", "--porcelain", "--untracked-files=all"]).is_some_and(|s| s.is_empty()) {
+            assert!(!marked, "{version:?} says uncommitted changes in a clean tree");
+        }
     }
     let built = version.trim().strip_prefix("cargo xtask ").unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -332,11 +343,12 @@ fn version_names_the_commit_and_the_reports_record_it() {
     assert!(std::fs::read_to_string(&html).unwrap().contains(&format!("Written by cargo xtask {built}.")));
 }
 
-/// `cargo xtask 0.1.0 (commit <40 hex>|unknown)`.
+/// `cargo xtask 0.1.0 (commit <40 hex>[ with uncommitted changes|, uncommitted changes unknown]|unknown)`.
 fn regex_lite(version: &str) -> bool {
     let Some(rest) = version.strip_prefix("cargo xtask ").and_then(|r| r.strip_suffix(")\n")) else {
         return false;
     };
+    let rest = rest.trim_end_matches(" with uncommitted changes").trim_end_matches(", uncommitted changes unknown");
     let Some((semver, commit)) = rest.split_once(" (commit ") else { return false };
     semver == env!("CARGO_PKG_VERSION")
         && (commit == "unknown" || (commit.len() == 40 && commit.chars().all(|c| c.is_ascii_hexdigit())))
