@@ -25,11 +25,11 @@ pub fn parallel_map_in_order<T: Sync, R: Send>(
     let workers = workers.clamp(1, items.len().max(1));
     std::thread::scope(|scope| {
         for _ in 0..workers {
-            scope.spawn(|| loop {
-                let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
-                let item = &items[i];
-                let r = f(i, item);
-                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+            scope.spawn(|| {
+                while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let r = f(i, &items[i]);
+                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+                }
             });
         }
     });

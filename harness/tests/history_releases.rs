@@ -144,7 +144,7 @@ impl Options {
         }
         let marked = text.find(" (default)")?;
         let before = &text[..marked];
-        let start = before.rfind(|c: char| c == ' ' || c == ',' || c == ':').map_or(0, |i| i + 1);
+        let start = before.rfind([' ', ',', ':']).map_or(0, |i| i + 1);
         Some(before[start..].to_string())
     }
 }
