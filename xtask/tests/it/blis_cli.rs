@@ -363,10 +363,15 @@ fn ctrl_c_during_the_help_probe_stops_it_and_leaves_no_folder() {
 fn sigterm_to_the_gate_stops_its_rendering_and_leaves_no_store_or_seal() {
     let dir = tempfile::tempdir().unwrap();
     let tmp = dir.path().join("tmp");
-    std::fs::create_dir_all(&tmp).unwrap();
+    for sub in ["tmp", "scenarios", "catalog", "registry"] {
+        std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+    }
+    // Its own trees, not the checkout's vendored ones, which a fresh clone does not have.
+    std::fs::write(dir.path().join("scenarios/synthetic-h100-vllm-tp2.yaml"), double::SYNTHETIC_SCENARIO).unwrap();
     // The determinism figure renders in a child process, whose point hangs.
     let child = xtask_std(dir.path())
-        .args(["reproduce", "--only", "determinism/", "--blis"])
+        .args(["reproduce", "--only", "determinism/"])
+        .args(["--scenarios", "scenarios", "--catalog", "catalog", "--registry", "registry", "--blis"])
         .arg(double::build().unwrap())
         .env("BLIS_DOUBLE_MODE", "hang")
         .env("TMPDIR", &tmp)
