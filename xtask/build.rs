@@ -4,6 +4,7 @@
 //! modified build does not claim to be the commit's.
 
 use std::path::Path;
+use std::process::Command;
 
 /// What is compiled into the binary, from the workspace root: the three crates' sources and
 /// manifests, the lock, and the data harness includes (`include_str!`).
@@ -18,7 +19,6 @@ const COMPILED: [&str; 9] = [
     "oracles",
     "testdata/python-round",
 ];
-use std::process::Command;
 
 /// git's answer to `args`, trimmed (maybe empty), or None when git is missing or fails.
 fn git_output(args: &[&str]) -> Option<String> {
@@ -29,6 +29,14 @@ fn git_output(args: &[&str]) -> Option<String> {
 /// git's non-empty answer to `args`.
 fn git(args: &[&str]) -> Option<String> {
     git_output(args).filter(|s| !s.is_empty())
+}
+
+/// Asks cargo to rerun this script when `path` changes. Only a path that exists: cargo counts a
+/// missing one as changed on every build, which would recompile xtask on every `cargo xtask`.
+fn watch(path: &Path) {
+    if path.exists() {
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
 }
 
 fn main() {
@@ -51,24 +59,25 @@ fn main() {
     // Rerun when what is compiled changes (a directory is scanned whole), so the mark follows an
     // edit and its undoing; and when the index does (a commit or a staged file).
     for path in COMPILED {
-        println!("cargo:rerun-if-changed={root}/{path}");
+        watch(&Path::new(root).join(path));
     }
-    // Rebuild when HEAD moves: HEAD itself (a checkout), the branch it names (a commit), and
+    // Rebuild when HEAD moves: HEAD itself (a checkout), the folder of the branch it names (a
+    // commit writes the branch's file there, also when the branch was packed and had none), and
     // packed-refs (a branch whose ref was packed). In a worktree `.git` is a file naming the
     // real git dir, and branch refs live in the common dir, so ask git where each is.
     if let Some(dir) = git(&["rev-parse", "--git-dir"]) {
         if let Some(index) = git(&["rev-parse", "--path-format=absolute", "--git-path", "index"]) {
-            println!("cargo:rerun-if-changed={index}");
+            watch(Path::new(&index));
         }
         let head = Path::new(&dir).join("HEAD");
-        println!("cargo:rerun-if-changed={}", head.display());
+        watch(&head);
         let reference =
             std::fs::read_to_string(&head).ok().and_then(|t| t.strip_prefix("ref: ").map(|r| r.trim().to_string()));
         if let Some(reference) = reference {
             let common = git(&["rev-parse", "--git-common-dir"]).unwrap_or(dir);
-            println!("cargo:rerun-if-changed={}", Path::new(&common).join(reference).display());
-            println!("cargo:rerun-if-changed={}", Path::new(&common).join("packed-refs").display());
+            let branch = Path::new(&common).join(reference);
+            watch(branch.parent().unwrap_or(&branch));
+            watch(&Path::new(&common).join("packed-refs"));
         }
     }
-    println!("cargo:rerun-if-changed=build.rs");
 }
