@@ -231,7 +231,7 @@ fn finish(result: Result<bool, TaskError>) -> Result<u8> {
 }
 
 fn run_file(path: &std::path::Path, args: &RunArgs, records: &PointRecords, inputs: &Inputs) -> Result<u8> {
-    crate::outcome::check_reports([records.report_json.as_deref()])?;
+    crate::outcome::check_reports([("--report-json", records.report_json.as_deref())])?;
     let text = harness::read::text(path)?;
     let de = &mut serde_json::Deserializer::from_str(&text);
     let mut points: Vec<PointSpec> = serde_path_to_error::deserialize(de)
@@ -254,7 +254,7 @@ fn run_file(path: &std::path::Path, args: &RunArgs, records: &PointRecords, inpu
         records.write(&opts, &report.binary_sha256, &report.outcomes)?;
         crate::outcome::say(
             &blis::render_outcomes(&report.outcomes),
-            crate::outcome::report_on_stdout([records.report_json.as_deref()]),
+            crate::outcome::report_on_stdout([("--report-json", records.report_json.as_deref())]),
         )?;
         Ok(report.summary.failed == 0)
     }))

@@ -24,7 +24,7 @@ pub struct Args {
     /// Run this latency model on every release that takes `--latency-model` (default: each
     /// release's own default, read from its help), to tell a change of default from a change
     /// of the model
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = parse_name)]
     pub latency_model: Option<String>,
     /// Write the history as JSON here (`-`: stdout)
     // `--json` was its name before the reports' one naming rule (docs/naming.md): a hidden
@@ -34,7 +34,7 @@ pub struct Args {
     /// Write the HTML page (charts across releases, the per-sweep grid) here
     #[arg(long, value_name = "FILE")]
     pub report_html: Option<PathBuf>,
-    /// Resamples of each paired interval (1 to 1000000; default the baseline rule's)
+    /// Resamples of each paired interval (40 to 1000000; default the baseline rule's)
     #[arg(long, value_name = "N", value_parser = crate::score::parse_resamples)]
     pub resamples: Option<usize>,
     #[command(flatten)]
@@ -45,8 +45,24 @@ pub struct Args {
     pub blis: crate::blis::PoolArgs,
 }
 
+impl Args {
+    /// Every report this command writes, by its flag: checked before any work, and the one
+    /// that can own stdout.
+    fn reports(&self) -> [(&'static str, Option<&std::path::Path>); 2] {
+        [("--report-json", self.report_json.as_deref()), ("--report-html", self.report_html.as_deref())]
+    }
+}
+
+/// A latency model given empty names none: a usage error (exit 64), not the release's default.
+fn parse_name(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Err("the latency model's name is empty".into());
+    }
+    Ok(text.to_string())
+}
+
 pub fn run(args: Args) -> Result<u8> {
-    crate::outcome::check_reports([args.report_json.as_deref(), args.report_html.as_deref()])?;
+    crate::outcome::check_reports(args.reports())?;
     let inputs = args.inputs.resolve();
     crate::outcome::exit_code(run_inner(&args, &inputs))
 }
@@ -93,7 +109,7 @@ fn run_inner(args: &Args, inputs: &harness::inputs::Inputs) -> Result<u8, TaskEr
     let h = history::run(&listing, &settings)?;
     let text = history::render::markdown(&h, &settings.plan);
     // A report written to stdout moves the table to stderr.
-    let on_stdout = crate::outcome::report_on_stdout([args.report_json.as_deref(), args.report_html.as_deref()]);
+    let on_stdout = crate::outcome::report_on_stdout(args.reports());
     crate::outcome::say(&text, on_stdout)?;
     if let Some(file) = &args.report_json {
         crate::outcome::write_json_report(file, history::render::json(&h, &settings.plan))?;

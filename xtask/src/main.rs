@@ -102,7 +102,8 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
             eprintln!("error: {err:#}");
-            ExitCode::from(exit::FAILED)
+            let usage = err.downcast_ref::<outcome::UsageError>().is_some();
+            ExitCode::from(if usage { exit::USAGE } else { exit::FAILED })
         }
     }
 }

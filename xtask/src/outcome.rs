@@ -20,16 +20,36 @@ pub fn exit_code(result: Result<u8, TaskError>) -> anyhow::Result<u8> {
     }
 }
 
-/// Every report flag's path can be written (`harness::atomic::check_writable`): called by every
-/// command that writes a report, before any work, so a report path that cannot be written fails
-/// at once rather than after the run.
-pub fn check_reports<'a>(paths: impl IntoIterator<Item = Option<&'a std::path::Path>>) -> anyhow::Result<()> {
-    paths.into_iter().flatten().try_for_each(harness::atomic::check_writable)
+/// The command line named two reports for stdout: neither could be read (exit 64).
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Every report a command was given, by its flag, checked before any work: each path writable,
+/// and at most one of them `-`, since two reports on one stdout would be one unreadable stream
+/// (a [`UsageError`], exit 64, naming both flags).
+pub fn check_reports<'a>(
+    reports: impl IntoIterator<Item = (&'static str, Option<&'a std::path::Path>)>,
+) -> anyhow::Result<()> {
+    let given: Vec<(&str, &std::path::Path)> =
+        reports.into_iter().filter_map(|(flag, p)| p.map(|p| (flag, p))).collect();
+    let on_stdout: Vec<&str> = given.iter().filter(|(_, p)| p.as_os_str() == "-").map(|(flag, _)| *flag).collect();
+    if let [first, second, ..] = on_stdout[..] {
+        return Err(UsageError(format!("{first} - and {second} - both name stdout; give one of them a FILE")).into());
+    }
+    given.iter().try_for_each(|(_, p)| harness::atomic::check_writable(p))
 }
 
 /// Whether any report flag was given `-`: that report owns stdout.
-pub fn report_on_stdout<'a>(paths: impl IntoIterator<Item = Option<&'a std::path::Path>>) -> bool {
-    paths.into_iter().flatten().any(|p| p.as_os_str() == "-")
+pub fn report_on_stdout<'a>(reports: impl IntoIterator<Item = (&'static str, Option<&'a std::path::Path>)>) -> bool {
+    reports.into_iter().filter_map(|(_, p)| p).any(|p| p.as_os_str() == "-")
 }
 
 /// The command's own text: on stdout, or on stderr when a report owns stdout, so the report can

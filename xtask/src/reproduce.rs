@@ -77,6 +77,19 @@ pub struct Args {
     render_second: bool,
 }
 
+impl Args {
+    /// Every file this command writes, by its flag: one list, so what is checked before any
+    /// work is what can own stdout.
+    fn reports(&self) -> [(&'static str, Option<&std::path::Path>); 4] {
+        [
+            ("--report-json", self.report_json.as_deref()),
+            ("--report-md", self.report_md.as_deref()),
+            ("--report-html", self.report_html.as_deref()),
+            ("--points", self.points.as_deref()),
+        ]
+    }
+}
+
 pub fn run(args: Args) -> Result<u8> {
     let manifest_path = args.manifest.clone().unwrap_or_else(gate::manifest_path);
     let lock = args.lockfile.clone().unwrap_or_else(harness::lock::default_lock_path);
@@ -100,11 +113,7 @@ pub fn run(args: Args) -> Result<u8> {
         print!("{text}");
         return Ok(exit::OK);
     }
-    crate::outcome::check_reports([
-        args.report_json.as_deref(),
-        args.report_md.as_deref(),
-        args.report_html.as_deref(),
-    ])?;
+    crate::outcome::check_reports(args.reports())?;
     let manifest = harness::gate::load_manifest(&manifest_path)?;
     // An id that selects nothing is a typo more often than not: said before any work.
     for only in &args.only {
@@ -160,12 +169,7 @@ pub fn run(args: Args) -> Result<u8> {
     }
     // A report written to stdout (`--report-json -`) owns it: the summary goes to stderr, so
     // the report can be piped into another program.
-    let report_to_stdout = crate::outcome::report_on_stdout([
-        args.report_json.as_deref(),
-        args.report_md.as_deref(),
-        args.report_html.as_deref(),
-        args.points.as_deref(),
-    ]);
+    let report_to_stdout = crate::outcome::report_on_stdout(args.reports());
     let say = |text: &str| crate::outcome::say(text, report_to_stdout);
     let paint =
         if !report_to_stdout && harness::term::stdout_colour() { report::Paint::Ansi } else { report::Paint::Plain };

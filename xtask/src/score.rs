@@ -34,7 +34,7 @@ pub struct Args {
     /// headline cell is the mean |e| of a selection of its rows (docs/points.md).
     #[arg(long, value_name = "FILE", conflicts_with = "baseline_blis")]
     pub points: Option<PathBuf>,
-    /// Resamples per 95% bootstrap interval (1 to 1000000; default 10000, and the baseline
+    /// Resamples per 95% bootstrap interval (40 to 1000000; default 10000, and the baseline
     /// rule's count with --baseline-blis); anything else is a usage error.
     #[arg(long, value_name = "N", value_parser = parse_resamples)]
     pub resamples: Option<usize>,
@@ -72,14 +72,20 @@ fn parse_config_tier(text: &str) -> Result<ConfigTier, String> {
 }
 
 impl Args {
+    /// Every file this command writes, by its flag: one list, so what is checked before any
+    /// work is what can own stdout.
+    fn reports(&self) -> [(&'static str, Option<&Path>); 4] {
+        [
+            ("--gaps", self.gaps.as_deref()),
+            ("--report-html", self.report_html.as_deref()),
+            ("--report-json", self.records.report_json.as_deref()),
+            ("--points", self.points.as_deref()),
+        ]
+    }
+
     /// A report written to stdout moves the table to stderr.
     fn reports_on_stdout(&self) -> bool {
-        crate::outcome::report_on_stdout([
-            self.gaps.as_deref(),
-            self.report_html.as_deref(),
-            self.records.report_json.as_deref(),
-            self.points.as_deref(),
-        ])
+        crate::outcome::report_on_stdout(self.reports())
     }
 }
 
@@ -92,11 +98,7 @@ pub fn check_baseline(path: Option<&Path>) -> Result<()> {
 }
 
 pub fn run(args: Args) -> Result<u8> {
-    crate::outcome::check_reports([
-        args.gaps.as_deref(),
-        args.report_html.as_deref(),
-        args.records.report_json.as_deref(),
-    ])?;
+    crate::outcome::check_reports(args.reports())?;
     check_baseline(args.baseline_blis.as_deref())?;
     let inputs = args.inputs.resolve();
     crate::outcome::exit_code(run_inner(&args, &inputs))

@@ -27,6 +27,13 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8> {
+    // A cache the user names is read, so one that is not a folder is bad input before any
+    // work; only the default may be absent (then no time is recorded).
+    if let Some(dir) = &args.cache_dir {
+        if !dir.is_dir() {
+            anyhow::bail!("--cache-dir {}: expected the folder of a point cache, found no folder there", dir.display());
+        }
+    }
     let inputs = args.inputs.resolve();
     let cache_dir = args.cache_dir.clone().unwrap_or_else(blis::default_cache_dir);
     let result = (|| {

@@ -104,8 +104,8 @@ fn a_report_path_that_cannot_be_written_fails_before_any_work_on_every_command()
     assert!(std::process::Command::new("mkfifo").arg(d.join("pipe")).status().unwrap().success());
     let commands: [(&[&str], &[&str]); 4] = [
         (&["history"], &["--report-json", "--report-html"]),
-        (&["reproduce"], &["--report-json", "--report-md", "--report-html"]),
-        (&["score"], &["--report-json", "--report-html", "--gaps"]),
+        (&["reproduce"], &["--report-json", "--report-md", "--report-html", "--points"]),
+        (&["score"], &["--report-json", "--report-html", "--gaps", "--points"]),
         (&["blis", "run", "--points", "points.json"], &["--report-json"]),
     ];
     for (command, flags) in commands {
@@ -122,6 +122,38 @@ fn a_report_path_that_cannot_be_written_fails_before_any_work_on_every_command()
                 assert_eq!(out.status.code(), Some(1), "{what}: {stderr}");
                 assert!(stderr.contains(path) && stderr.contains(kind), "{what}: {stderr}");
                 assert!(out.stdout.is_empty() && !stderr.contains("refused"), "{what}: {stderr}");
+            }
+        }
+    }
+}
+
+#[test]
+fn two_reports_sent_to_stdout_are_a_usage_error_naming_both_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Two documents on one stdout (CSV then HTML, JSON then Markdown) parse as neither.
+    let commands: [(&[&str], &[&str]); 3] = [
+        (&["history"], &["--report-json", "--report-html"]),
+        (&["reproduce"], &["--report-json", "--report-md", "--report-html", "--points"]),
+        (&["score"], &["--report-json", "--report-html", "--gaps", "--points"]),
+    ];
+    for (command, flags) in commands {
+        for (i, first) in flags.iter().enumerate() {
+            for second in &flags[i + 1..] {
+                let what = format!("{} {first} - {second} -", command.join(" "));
+                let out = xtask(d)
+                    .args(command)
+                    .args([first, "-", second, "-"])
+                    .timeout(std::time::Duration::from_secs(60))
+                    .output()
+                    .unwrap();
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                assert_eq!(out.status.code(), Some(64), "{what}: {stderr}");
+                assert!(
+                    stderr.contains(&format!("{first} -")) && stderr.contains(&format!("{second} -")),
+                    "{what}: {stderr}"
+                );
+                assert!(out.stdout.is_empty(), "{what}: {}", String::from_utf8_lossy(&out.stdout));
             }
         }
     }

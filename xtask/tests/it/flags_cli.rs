@@ -178,6 +178,57 @@ fn history_takes_neither_a_shard_nor_a_working_directory() {
     }
 }
 
+#[test]
+fn an_empty_latency_model_is_a_usage_error_not_each_releases_default() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["", " "] {
+        let out = xtask(dir.path()).args(["history", "--latency-model", name]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(64), "history --latency-model {name:?}: {stderr}");
+        assert!(stderr.contains("--latency-model") && stderr.contains("empty"), "{stderr}");
+    }
+}
+
+/// The range `--help` and docs/commands.md state for `--resamples` is the one the parser holds
+/// (it said 1 when 39 was already refused).
+#[test]
+fn the_stated_resample_range_is_the_one_enforced() {
+    use oracles::bootstrap::{MAX_RESAMPLES, MIN_RESAMPLES};
+    let range = format!("{MIN_RESAMPLES} to {MAX_RESAMPLES}");
+    for command in ["score", "history"] {
+        let help = help(&[command.to_string()]);
+        assert!(help.contains(&format!("({range};")), "{command} --help states another range than {range}");
+    }
+    let docs = std::fs::read_to_string(crate::support::root().join("docs/commands.md")).unwrap();
+    assert!(docs.contains(&format!("from {range})")), "docs/commands.md states another range than {range}");
+    assert!(!docs.contains("from 1 to 1000000"));
+    // The ends themselves: the last refused and the first accepted, through the parser.
+    let dir = tempfile::tempdir().unwrap();
+    for (n, usage) in
+        [(MIN_RESAMPLES - 1, true), (MIN_RESAMPLES, false), (MAX_RESAMPLES, false), (MAX_RESAMPLES + 1, true)]
+    {
+        let out = xtask(dir.path()).args(["score", "--resamples", &n.to_string()]).output().unwrap();
+        assert_eq!(
+            out.status.code() == Some(64),
+            usage,
+            "score --resamples {n}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn a_shard_bench_given_a_cache_that_is_no_folder_fails_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("file"), "").unwrap();
+    for cache in ["/nonexistent/cache", "file"] {
+        let out = xtask(dir.path()).args(["bench", "shards", "--cache-dir", cache]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "bench shards --cache-dir {cache}: {stderr}");
+        assert!(stderr.contains(&format!("--cache-dir {cache}")) && out.stdout.is_empty(), "{stderr}");
+    }
+}
+
 /// A `blis` given that cannot run (`--blis /nonexistent/blis`, `BLIS_BIN=/nonexistent`,
 /// `--blis /tmp`) is bad input on every command that takes `--blis`: exit 1 before any work,
 /// naming the path, never a refusal (exit 2) and never a gate that passes with fewer figures.
