@@ -489,6 +489,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn ape_is_the_distance_over_the_measured_value_and_none_when_either_side_is_unusable() {
+        // By hand: |110 - 100| / 100 x 100 = 10, the same below; a negative measured value
+        // is divided by its size: |-90 - -100| / 100 x 100 = 10.
+        assert_eq!(ape(110.0, 100.0), Some(10.0));
+        assert_eq!(ape(90.0, 100.0), Some(10.0));
+        assert_eq!(ape(-90.0, -100.0), Some(10.0));
+        // Both sides must be usable: one unusable side alone leaves no error.
+        for (predicted, measured) in [(f64::NAN, 100.0), (f64::INFINITY, 100.0), (100.0, 0.0), (100.0, f64::NAN)] {
+            assert_eq!(ape(predicted, measured), None, "ape({predicted}, {measured})");
+        }
+    }
+
+    #[test]
+    fn a_comparison_divides_each_side_by_its_own_anchor() {
+        // Predicted 24 over its anchor 6 is 4; measured 30 over 10 is 3: |4 - 3| / 3 x 100.
+        let c = Comparison { measured: 30.0, predicted: 24.0, measured_anchor: 10.0, predicted_anchor: 6.0 };
+        assert!((c.error() - 100.0 / 3.0).abs() < 1e-12, "{}", c.error());
+    }
+
+    #[test]
     fn python_round_matches_python_on_ties_and_near_ties() {
         // Each expectation is what CPython 3 prints for round(x, n); the first is the example
         // in Python's own documentation of round().
