@@ -254,7 +254,12 @@ pub fn run(args: Args) -> Result<u8> {
         let rows = harness::score::points::from_values(rows)?;
         harness::atomic::write_report(path, harness::score::points::csv(&rows).as_bytes())?;
         if task.is_empty() {
-            eprintln!("points: no task that ran scores points (the headline needs the corpora): the table has its header only");
+            // With the corpora given, the selection is why: naming the corpora would be false.
+            let why = match cx.inputs.get(harness::inputs::InputKind::Measurements) {
+                Some(_) => "no selected figure scores points",
+                None => "no task that ran scores points (the headline needs the corpora)",
+            };
+            eprintln!("points: {why}: the table has its header only");
         } else if path.as_os_str() != "-" {
             eprintln!("{} point rows of the {task} task written to {}", rows.len(), path.display());
         }

@@ -84,3 +84,24 @@ fn blis_run_reads_its_point_list_from_specs_and_still_from_the_old_points() {
         .code(0)
         .stdout(contains("--specs <FILE>").and(contains("--points").not()));
 }
+
+#[test]
+fn reproduce_points_with_the_corpora_given_blames_the_selection_not_the_corpora() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_inputs(dir.path());
+    let reproduce = |given: &[&str]| {
+        let out = xtask(dir.path())
+            .args(["reproduce", "--only", "fixtures/", "--points", "p.csv"])
+            .args(given)
+            .timeout(std::time::Duration::from_secs(300))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let given = reproduce(&["--measurements", "measurements"]);
+    assert!(given.contains("points: no selected figure scores points"), "{given}");
+    assert!(!given.contains("needs the corpora"), "{given}");
+    let missing = reproduce(&[]);
+    assert!(missing.contains("the headline needs the corpora"), "{missing}");
+}
