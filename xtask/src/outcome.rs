@@ -20,7 +20,8 @@ pub fn exit_code(result: Result<u8, TaskError>) -> anyhow::Result<u8> {
     }
 }
 
-/// The command line named two reports for stdout: neither could be read (exit 64).
+/// A command line no run could honour, found after parsing (two reports on one stdout): `main`
+/// exits 64 for it, as for clap's own usage errors.
 #[derive(Debug)]
 pub struct UsageError(pub String);
 
