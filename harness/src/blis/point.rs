@@ -74,6 +74,17 @@ pub enum FailureKind {
     /// The release cannot model the point (unknown hardware, no model config): its sweep is
     /// left out of the BLIS column and counted, never scored as zero.
     NotModelled,
+    /// The sealed copy of the binary or of a release file changed before or during the point's
+    /// run (`seal::Sealed::check`): what ran is not what was keyed, so its value is not used.
+    SealChanged,
+}
+
+impl FailureKind {
+    /// Every kind, for readers of a kind by its name.
+    pub const ALL: [FailureKind; 9] = {
+        use FailureKind::*;
+        [Input, Exit, Timeout, Metrics, Incomplete, NotCached, OtherShard, NotModelled, SealChanged]
+    };
 }
 
 #[derive(Clone, Debug, PartialEq)]

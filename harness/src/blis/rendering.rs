@@ -116,10 +116,7 @@ enum StoredResult {
 }
 
 fn kind_of(name: &str) -> Option<FailureKind> {
-    use FailureKind::*;
-    [Input, Exit, Timeout, Metrics, Incomplete, NotCached, OtherShard, NotModelled]
-        .into_iter()
-        .find(|k| format!("{k:?}") == name)
+    FailureKind::ALL.into_iter().find(|k| format!("{k:?}") == name)
 }
 
 fn entry_path(store: &std::path::Path, key: &str) -> PathBuf {
@@ -257,8 +254,7 @@ mod tests {
 
     #[test]
     fn every_failure_kind_round_trips_by_name() {
-        use FailureKind::*;
-        for k in [Input, Exit, Timeout, Metrics, Incomplete, NotCached, OtherShard, NotModelled] {
+        for k in FailureKind::ALL {
             assert_eq!(kind_of(&format!("{k:?}")), Some(k));
         }
         assert_eq!(kind_of("Other"), None);

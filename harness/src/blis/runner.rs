@@ -113,7 +113,7 @@ pub(crate) fn run_points_caught(
     }
     let dialect = target.dialect();
     let (files, run_opts) = target.seal_run(opts, &mut sealed)?;
-    let launch = Launch { program: sealed.program(), env: &env };
+    let launch = Launch { sealed: &sealed, env: &env };
     let base = cache::KeyInputs {
         binary_sha256: sealed.binary_sha256().to_string(),
         env: env.clone(),

@@ -44,6 +44,8 @@ pub struct Sealed {
     /// Folders copied under `trees/`: (where they came from, where the copy lies).
     trees: Vec<(PathBuf, PathBuf)>,
     copied: u64,
+    /// Every entry of the copy as sealed, checked again around every point (`Sealed::check`).
+    status: Vec<(PathBuf, Status)>,
 }
 
 impl Sealed {
@@ -65,6 +67,7 @@ impl Sealed {
             files: Vec::new(),
             trees: Vec::new(),
             copied: 0,
+            status: Vec::new(),
         };
         sealed.binary_sha256 = sealed.copy_file(binary, &sealed.program.clone(), 0o500)?;
         std::fs::create_dir(&sealed.root).context("creating the sealed copy's root")?;
@@ -86,6 +89,7 @@ impl Sealed {
         }
         read_only(&sealed.root)?;
         read_only(&sealed.dir.path().join("program"))?;
+        sealed.record()?;
         Ok(sealed)
     }
 
@@ -102,6 +106,7 @@ impl Sealed {
         read_only(&to)?;
         let sha256 = super::cache::tree_sha256(&to).map_err(|e| anyhow::anyhow!(self.unseal(&format!("{e:#}"))))?;
         self.trees.push((from.to_path_buf(), to.clone()));
+        self.record()?;
         Ok((KeyedFile { name: format!("{name} tree"), sha256, source: from.to_path_buf() }, to))
     }
 
@@ -144,6 +149,73 @@ impl Sealed {
             text = text.replace(&to.display().to_string(), &from.display().to_string());
         }
         text.replace(&self.root.display().to_string(), &self.origin_root.display().to_string())
+    }
+
+    /// Whether the copy is still as it was sealed: every file and folder under `program/`,
+    /// `root/` and `trees/` with the same inode, size, mode and modification and change times,
+    /// and nothing added. Read-only modes do not bind root, so a release that writes its own
+    /// files would otherwise run later points on bytes nobody hashed. The change time is set by
+    /// the kernel on every write, rename, link and mode change and by no system call, so a
+    /// change shows even where the writer restores the bytes, the size and the modification
+    /// time (`record` waits until the clock has moved past the copy's newest change time, so a
+    /// change cannot share its tick). The error names the file as the user named it.
+    pub fn check(&self) -> Result<(), String> {
+        let now = walk(self.dir.path()).map_err(|e| self.unseal(&format!("reading the sealed copy: {e}")))?;
+        let was: std::collections::BTreeMap<_, _> = self.status.iter().map(|(p, s)| (p, s)).collect();
+        let is: std::collections::BTreeMap<_, _> = now.iter().map(|(p, s)| (p, s)).collect();
+        // An entry added or removed before a changed one (its folder changed with it), and the
+        // deepest changed entry (a file before its folder).
+        let change = is
+            .keys()
+            .find(|p| !was.contains_key(*p))
+            .map(|p| (*p, "appeared in it"))
+            .or_else(|| was.keys().find(|p| !is.contains_key(*p)).map(|p| (*p, "was removed")))
+            .or_else(|| {
+                was.iter()
+                    .filter(|(p, s)| is.get(*p).is_some_and(|t| t != *s))
+                    .max_by_key(|(p, _)| p.components().count())
+                    .map(|(p, _)| (*p, "was written, replaced or had its mode changed"))
+            });
+        let Some((path, what)) = change else { return Ok(()) };
+        let named = if path == Path::new("program") {
+            format!("the folder of the copy of {}", self.binary.display())
+        } else {
+            self.unseal(&self.dir.path().join(path).display().to_string())
+        };
+        Err(match what {
+            "appeared in it" => format!("{named} appeared in the sealed copy during the run"),
+            _ => format!("the sealed copy of {named} {what} during the run"),
+        })
+    }
+
+    /// Takes the status `check` compares with, then waits until a file written now gets a later
+    /// change time than any entry's: file times come from a clock that ticks every few
+    /// milliseconds, and a change within the tick of sealing would keep the sealed times.
+    fn record(&mut self) -> Result<()> {
+        self.status = walk(self.dir.path()).context("reading the sealed copy")?;
+        if cfg!(not(unix)) {
+            return Ok(());
+        }
+        let newest = self.status.iter().map(|(_, s)| s.changed).max().unwrap_or_default();
+        let clock = self.dir.path().join("clock");
+        let started = std::time::Instant::now();
+        loop {
+            std::fs::write(&clock, b"").with_context(|| format!("writing {}", clock.display()))?;
+            let now =
+                Status::of(&std::fs::symlink_metadata(&clock).with_context(|| format!("reading {}", clock.display()))?);
+            let _ = std::fs::remove_file(&clock);
+            if now.changed > newest {
+                return Ok(());
+            }
+            if started.elapsed() > std::time::Duration::from_secs(3) {
+                bail!(
+                    "the file system of {} gives files the same change time for over 3 s, so a change to the \
+                     sealed copy could not be told apart (set TMPDIR to a folder on another file system)",
+                    std::env::temp_dir().display()
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
     }
 
     /// Copies one regular file (following links), hashing exactly the bytes written.
@@ -212,6 +284,61 @@ impl Drop for Sealed {
         // The folders were made read-only; the temporary folder's removal needs them writable.
         writable(self.dir.path());
     }
+}
+
+/// What `Sealed::check` compares of one entry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Status {
+    device: u64,
+    inode: u64,
+    mode: u32,
+    len: u64,
+    modified: (i64, i64),
+    /// The change time (ctime): seconds and nanoseconds.
+    changed: (i64, i64),
+}
+
+impl Status {
+    #[cfg(unix)]
+    fn of(meta: &std::fs::Metadata) -> Status {
+        use std::os::unix::fs::MetadataExt;
+        Status {
+            device: meta.dev(),
+            inode: meta.ino(),
+            mode: meta.mode(),
+            len: meta.len(),
+            modified: (meta.mtime(), meta.mtime_nsec()),
+            changed: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn of(meta: &std::fs::Metadata) -> Status {
+        Status { len: meta.len(), ..Status::default() }
+    }
+}
+
+/// Every entry under `program/`, `root/` and `trees/` of a seal, links not followed, sorted by
+/// path (relative to the seal).
+fn walk(seal: &Path) -> std::io::Result<Vec<(PathBuf, Status)>> {
+    fn visit(seal: &Path, rel: &Path, out: &mut Vec<(PathBuf, Status)>, depth: usize) -> std::io::Result<()> {
+        let meta = std::fs::symlink_metadata(seal.join(rel))?;
+        out.push((rel.to_path_buf(), Status::of(&meta)));
+        if meta.is_dir() && depth <= MAX_DEPTH {
+            for entry in std::fs::read_dir(seal.join(rel))? {
+                visit(seal, &rel.join(entry?.file_name()), out, depth + 1)?;
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for top in ["program", "root", "trees"] {
+        if top != "trees" || seal.join(top).exists() {
+            visit(seal, Path::new(top), &mut out, 0)?;
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
 }
 
 #[cfg(unix)]
@@ -292,6 +419,29 @@ mod tests {
         let root = sealed.root().to_path_buf();
         drop(sealed);
         assert!(!root.exists(), "the read-only copy is removed on drop");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_change_that_keeps_the_bytes_is_still_a_change_even_in_the_tick_of_sealing() {
+        use std::os::unix::fs::PermissionsExt;
+        for _ in 0..20 {
+            let dir = tempfile::tempdir().unwrap();
+            let bin = release(dir.path());
+            let sealed = Sealed::of(&bin, dir.path()).unwrap();
+            assert_eq!(sealed.check(), Ok(()));
+            // The same mode set again, at once: bytes, size, mode and mtime stay, ctime moves.
+            let file = sealed.root().join("model_configs/m/config.json");
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o400)).unwrap();
+            let e = sealed.check().expect_err("the change time moved");
+            assert_eq!(
+                e,
+                format!(
+                    "the sealed copy of {} was written, replaced or had its mode changed during the run",
+                    dir.path().join("model_configs/m/config.json").display()
+                )
+            );
+        }
     }
 
     #[test]

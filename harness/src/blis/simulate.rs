@@ -20,10 +20,11 @@ pub(crate) fn summarize_record(
     Ok(summary)
 }
 
-/// What one run of a point needs besides its options: the private copy of the binary to start
-/// and the child's whole environment.
+/// What one run of a point needs besides its options: the private copy of the binary and
+/// release files (the program started, and checked before and after every run) and the child's
+/// whole environment.
 pub(crate) struct Launch<'a> {
-    pub(crate) program: &'a Path,
+    pub(crate) sealed: &'a super::seal::Sealed,
     pub(crate) env: &'a [(String, String)],
 }
 
@@ -33,6 +34,8 @@ pub(crate) fn simulate(
     opts: &RunOptions,
     launch: &Launch,
 ) -> Result<(PointMetrics, cache::Record), PointFailure> {
+    // A copy changed by an earlier run is not what the key names: nothing more runs on it.
+    launch.sealed.check().map_err(|why| failure(FailureKind::SealChanged, format!("not run: {why}")))?;
     let io = |e: std::io::Error| failure(FailureKind::Exit, format!("preparing the run directory: {e}"));
     let dir = tempfile::Builder::new().prefix("blis-point-").tempdir().map_err(io)?;
     if let Some(variant) = &prepared.variant {
@@ -52,7 +55,7 @@ pub(crate) fn simulate(
     }
     let stderr_path = dir.path().join("stderr.txt");
     let run = pool::ChildRun {
-        program: launch.program,
+        program: launch.sealed.program(),
         args: prepared.command(dir.path(), opts, point.seed),
         cwd: &opts.blis_root,
         env: launch.env,
@@ -68,6 +71,13 @@ pub(crate) fn simulate(
     ledger::note(&prepared.key, started.elapsed(), &point.label());
     let tail = || pool::tail_lines(&stderr_path, 10);
     let with_tail = |kind, reason: String| PointFailure { kind, reason, stderr_tail: tail() };
+    // Whatever the child did, its result is the sealed bytes' only if they are unchanged now
+    // (a release that writes its own files would otherwise be cached under the original key).
+    if !matches!(end, pool::ChildEnd::Interrupted) {
+        launch.sealed.check().map_err(|why| {
+            with_tail(FailureKind::SealChanged, format!("{why}: this point's value is not used or cached"))
+        })?;
+    }
     match end {
         pool::ChildEnd::TimedOut => {
             return Err(with_tail(FailureKind::Timeout, format!("killed after the {:?} timeout", opts.timeout)))

@@ -15,7 +15,10 @@ use std::path::{Path, PathBuf};
 /// The wrapper: `BLIS_DOUBLE_EDIT_TO=FILE` makes every invocation (the help probe first)
 /// write `slowdown: 3` into FILE; `BLIS_DOUBLE_NEEDS=NAME` makes a point's run read NAME from
 /// its working directory and fail without it; `BLIS_DOUBLE_REPLACE=PATH` makes the `--help` probe replace
-/// PATH with a wrapper that slows every point down.
+/// PATH with a wrapper that slows every point down; `BLIS_DOUBLE_REWRITE=NAME` makes every
+/// point's run write `slowdown: 1` into NAME in its working directory (the sealed copy) after
+/// reading it, and touch `BLIS_DOUBLE_REWROTE` where the write succeeded (only root can write
+/// into the read-only copy).
 fn wrapper(double: &Path, slowdown_default: &str) -> String {
     format!(
         r#"#!/bin/sh
@@ -25,6 +28,10 @@ while IFS= read -r line; do
 done < defaults.yaml
 if [ -n "$BLIS_DOUBLE_EDIT_TO" ]; then
   printf 'defaults:\n  acme/synthetic-model:\n    GPU: H100\nslowdown: 3\n' > "$BLIS_DOUBLE_EDIT_TO"
+fi
+if [ -n "$BLIS_DOUBLE_REWRITE" ] && [ "$2" != "--help" ] &&
+  printf 'defaults:\n  acme/synthetic-model:\n    GPU: H100\nslowdown: 1\n' 2>/dev/null > "$BLIS_DOUBLE_REWRITE"; then
+  : > "$BLIS_DOUBLE_REWROTE"
 fi
 if [ -n "$BLIS_DOUBLE_NEEDS" ] && [ "$2" != "--help" ] && ! [ -f "$BLIS_DOUBLE_NEEDS" ]; then
   echo "cannot read $BLIS_DOUBLE_NEEDS" >&2; exit 3
@@ -151,4 +158,53 @@ fn a_binary_replaced_during_its_help_probe_runs_and_is_named_by_the_bytes_that_w
     let next = run(&points, &opts);
     assert_eq!(next.binary_sha256, blis::binary::digest(&bin).unwrap());
     assert_eq!(next.summary.cached, 0, "the replacement is a new binary");
+}
+
+/// A release that writes its own files in its working directory, run by the suite's user: as
+/// root the read-only modes do not stop it, and the check of the copy around every point does;
+/// as anyone else the modes do. Either way no point's value comes from bytes nobody keyed, and
+/// nothing of the run is cached under the original key.
+fn a_release_writing_its_own(file: &str) {
+    let checkout = Checkout::new();
+    let cache = tempfile::tempdir().unwrap();
+    let (_, mut opts) = release(&checkout, cache.path());
+    let points = sweeps(&checkout);
+    let before = unedited(&checkout, &points);
+    let mark = cache.path().join("rewrote");
+    opts.workers = 1;
+    opts.child_env.push(("BLIS_DOUBLE_REWRITE".into(), file.into()));
+    opts.child_env.push(("BLIS_DOUBLE_REWROTE".into(), mark.display().to_string()));
+    let report = run(&points, &opts);
+    if mark.exists() {
+        // One point ran and wrote; it and every later one fail, naming the file as the user
+        // named it, and none is stored.
+        let named = checkout.dir.path().join(file).display().to_string();
+        let failures: Vec<_> = report.outcomes.iter().filter_map(|o| o.result.as_ref().err()).collect();
+        assert_eq!(failures.len(), points.len(), "{:?}", report.summary);
+        assert!(
+            failures.iter().all(|f| f.kind == FailureKind::SealChanged && f.reason.contains(&named)),
+            "{failures:#?}"
+        );
+        let ran: Vec<_> = failures.iter().filter(|f| !f.reason.starts_with("not run: ")).collect();
+        assert_eq!(ran.len(), 1, "only the point that wrote ran: {failures:#?}");
+        assert!(ran[0].reason.ends_with("this point's value is not used or cached"), "{}", ran[0].reason);
+    } else {
+        assert_eq!(tpots(&report), before, "the read-only copy kept the release's bytes");
+    }
+    // The next run, of the release as shipped, computes every point afresh and gets its values.
+    opts.child_env.retain(|(k, _)| !k.starts_with("BLIS_DOUBLE_REWR"));
+    let next = run(&points, &opts);
+    let expected_cached = if mark.exists() { 0 } else { points.len() };
+    assert_eq!(next.summary.cached, expected_cached);
+    assert_eq!(tpots(&next), before);
+}
+
+#[test]
+fn a_release_that_rewrites_a_sealed_file_gets_no_value_from_it_and_nothing_cached() {
+    a_release_writing_its_own("defaults.yaml");
+}
+
+#[test]
+fn a_release_that_adds_a_file_to_its_sealed_folder_gets_no_value_from_it_and_nothing_cached() {
+    a_release_writing_its_own("coefficients.yaml");
 }
