@@ -233,6 +233,11 @@ fn main() -> ExitCode {
         print!("{}", if flags { flags_help() } else { SCENARIO_HELP.to_string() });
         return ExitCode::SUCCESS;
     }
+    // cobra's answer to a subcommand the binary lacks (every release: `replay` before v0.7).
+    if let Some(sub) = argv.first().filter(|a| *a != "run" && !a.starts_with('-')) {
+        eprintln!("Error: unknown command {sub:?} for \"blis\"\nRun 'blis --help' for usage.");
+        return ExitCode::from(1);
+    }
     let args = if flags {
         match parse_flag_args(&argv) {
             Ok(args) => args,

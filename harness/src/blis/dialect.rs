@@ -308,8 +308,10 @@ static REPLAY: Mutex<Option<HashMap<DialectKey, bool>>> = Mutex::new(None);
 /// Whether `blis replay --help` lists the TraceV2 flags the arm's vectors form needs
 /// (`--trace-header --trace-data --session-mode --horizon`; inference-sim's `cmd/replay.go`). Once per
 /// binary digest and environment in this process. A binary without the subcommand says so and
-/// exits (cobra's `unknown command`): `false`. A probe that crashes or does not finish within
-/// `timeout` (at most 60 s) is an error, never read as "no replay".
+/// exits 1 (cobra's `unknown command "replay"`, every release before v0.7): `false`. A probe
+/// that crashes, exits non-zero otherwise (a Go panic exits 2) or does not finish within
+/// `timeout` (at most 60 s) is an error naming the probe and what it said, never read as "no
+/// replay".
 pub fn replay_supported(
     binary: &Path,
     digest: &str,
@@ -321,7 +323,22 @@ pub fn replay_supported(
     if let Some(r) = REPLAY.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).get(&key) {
         return Ok(*r);
     }
-    let help = help_text_within(binary, cwd, env, "replay", timeout)?;
+    let (help, status) = help_output(binary, cwd, env, "replay", timeout)?;
+    if !status.success() {
+        // cobra's answer for a subcommand the binary lacks (exit 1); any other failure (a Go
+        // panic exits 2) says nothing about the flags, so it is no "release without replay".
+        if help.contains("unknown command \"replay\"") {
+            REPLAY.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).insert(key, false);
+            return Ok(false);
+        }
+        let said: Vec<&str> = help.lines().map(str::trim_end).filter(|l| !l.is_empty()).collect();
+        let said = said[said.len().saturating_sub(10)..].join("\n  ");
+        return Err(format!(
+            "`{} replay --help` exited with {status}, not with a help text or cobra's `unknown command \"replay\"`; \
+             it said:\n  {said}",
+            binary.display()
+        ));
+    }
     let flags = listed_flags(&help);
     let supported = ["--trace-header", "--trace-data", "--session-mode", "--horizon", "--metrics-path", "--seed"]
         .iter()
@@ -347,6 +364,17 @@ fn help_text_within(
     command: &str,
     timeout: Duration,
 ) -> Result<String, String> {
+    help_output(binary, cwd, env, command, timeout).map(|(text, _)| text)
+}
+
+/// `help_text_within` with the probe's exit status.
+fn help_output(
+    binary: &Path,
+    cwd: &Path,
+    env: &[(String, String)],
+    command: &str,
+    timeout: Duration,
+) -> Result<(String, std::process::ExitStatus), String> {
     let timeout = timeout.min(HELP_TIMEOUT);
     let dir = tempfile::Builder::new().prefix("blis-help-").tempdir().map_err(|e| {
         format!("creating a temporary folder for `{command} --help` under {}: {e}", std::env::temp_dir().display())
@@ -384,8 +412,6 @@ fn help_text_within(
     if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&status) {
         return Err(format!("`{} {command} --help` crashed (killed by signal {signal})", binary.display()));
     }
-    #[cfg(not(unix))]
-    let _ = status;
     let read = |name: &str| {
         use std::io::Read;
         let mut text = Vec::new();
@@ -403,7 +429,7 @@ fn help_text_within(
             std::env::temp_dir().display()
         ));
     }
-    Ok(out + "\n" + &err)
+    Ok((out + "\n" + &err, status))
 }
 
 /// Whether the file system holding `dir` has no block left for an unprivileged writer.

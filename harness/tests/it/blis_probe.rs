@@ -9,7 +9,8 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The double behind a wrapper whose `replay --help` does what `BLIS_DOUBLE_PROBE` says
-/// (`crash`: killed by SIGSEGV; `hang`: never returns), after appending a line to
+/// (`crash`: killed by SIGSEGV; `panic`: a Go panic's stderr and exit 2; `hang`: never
+/// returns), after appending a line to
 /// `BLIS_DOUBLE_PROBE_LOG`.
 fn release(checkout: &Checkout, probe: &str, log: &Path) -> RunOptions {
     let mut opts = checkout.flag_options(None);
@@ -18,7 +19,11 @@ fn release(checkout: &Checkout, probe: &str, log: &Path) -> RunOptions {
         r#"#!/bin/sh
 if [ "$1" = replay ] && [ "$2" = --help ]; then
   echo probed >> "$BLIS_DOUBLE_PROBE_LOG"
-  case "$BLIS_DOUBLE_PROBE" in crash) kill -SEGV $$;; hang) exec sleep 1000;; esac
+  case "$BLIS_DOUBLE_PROBE" in
+    crash) kill -SEGV $$;;
+    hang) exec sleep 1000;;
+    panic) printf 'panic: runtime error: invalid memory address or nil pointer dereference\n\ngoroutine 1 [running]:\nmain.main()\n' >&2; exit 2;;
+  esac
 fi
 exec {} "$@"
 "#,
@@ -74,4 +79,31 @@ fn a_replay_probe_that_hangs_is_stopped_at_the_runs_timeout() {
     p.form = LengthForm::Vectors;
     let e = error_of(blis::run_points(&[p], &opts));
     assert!(e.contains("replay --help` did not finish within 1s"), "{e}");
+}
+
+#[test]
+fn a_replay_probe_that_panics_is_an_error_naming_the_probe_and_what_it_said() {
+    let checkout = Checkout::new();
+    let log = tempfile::tempdir().unwrap();
+    let opts = release(&checkout, "panic", &log.path().join("probes"));
+    let mut p = point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0);
+    p.form = LengthForm::Vectors;
+    let e = error_of(blis::run_points(&[p], &opts));
+    let bin = checkout.dir.path().join("blis");
+    assert!(e.contains(&format!("`{} replay --help` exited with exit status: 2", bin.display())), "{e}");
+    assert!(e.contains("panic: runtime error: invalid memory address or nil pointer dereference"), "{e}");
+    assert!(e.contains("goroutine 1 [running]:"), "{e}");
+}
+
+#[test]
+fn a_release_whose_replay_is_an_unknown_command_models_no_vectors_point() {
+    let checkout = Checkout::new();
+    let log = tempfile::tempdir().unwrap();
+    let opts = release(&checkout, "", &log.path().join("probes"));
+    let mut p = point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0);
+    p.form = LengthForm::Vectors;
+    let report = blis::run_points(&[p], &opts).expect("a release without replay runs");
+    let f = report.outcomes[0].result.as_ref().expect_err("no replay, no vectors point");
+    assert_eq!(f.kind, blis::FailureKind::NotModelled, "{f:?}");
+    assert!(log.path().join("probes").exists(), "the probe was asked");
 }
