@@ -22,6 +22,11 @@ use std::path::{Path, PathBuf};
 pub const RELEASE_FILES: [&str; 5] =
     ["defaults.yaml", "hardware_config.json", "model_configs", "coefficients.yaml", "workloads.yaml"];
 
+/// A seal's folder under the temporary folder: `blis-seal-XXXXXX`.
+const PREFIX: &str = "blis-seal-";
+/// The file in a seal's folder its process holds an exclusive `flock` on while it runs.
+const LOCK: &str = "lock";
+
 /// The most a seal copies (binary and files together): a release's files are a few MB.
 pub const MAX_SEALED_BYTES: u64 = 4 << 30;
 /// Folders nested deeper than this (or a link that loops) are refused.
@@ -46,14 +51,21 @@ pub struct Sealed {
     copied: u64,
     /// Every entry of the copy as sealed, checked again around every point (`Sealed::check`).
     status: Vec<(PathBuf, Status)>,
+    /// The open `lock` file, exclusively `flock`ed while this seal lives (`clear_stale`).
+    _lock: std::fs::File,
 }
 
 impl Sealed {
     /// Copies `binary` and the release files of `root` into a new private folder.
     pub fn of(binary: &Path, root: &Path) -> Result<Sealed> {
-        let dir = tempfile::Builder::new().prefix("blis-seal-").tempdir().with_context(|| {
+        static CLEARED: std::sync::Once = std::sync::Once::new();
+        CLEARED.call_once(|| {
+            clear_stale(&std::env::temp_dir());
+        });
+        let dir = tempfile::Builder::new().prefix(PREFIX).tempdir().with_context(|| {
             format!("creating a folder for the sealed copy under {}", std::env::temp_dir().display())
         })?;
+        let lock = hold_lock(dir.path())?;
         let name = binary.file_name().map(|n| n.to_os_string()).unwrap_or_else(|| "blis".into());
         std::fs::create_dir(dir.path().join("program")).context("creating the sealed copy's program folder")?;
         let program = dir.path().join("program").join(name);
@@ -68,6 +80,7 @@ impl Sealed {
             trees: Vec::new(),
             copied: 0,
             status: Vec::new(),
+            _lock: lock,
         };
         sealed.binary_sha256 = sealed.copy_file(binary, &sealed.program.clone(), 0o500)?;
         std::fs::create_dir(&sealed.root).context("creating the sealed copy's root")?;
@@ -286,6 +299,71 @@ impl Drop for Sealed {
     }
 }
 
+/// Creates the seal's `lock` file already locked: locked under another name, then renamed, so
+/// no sweeper can find a `lock` that nobody holds yet.
+fn hold_lock(dir: &Path) -> Result<std::fs::File> {
+    let fresh = dir.join("lock.new");
+    let file = std::fs::File::create(&fresh).with_context(|| format!("writing {}", fresh.display()))?;
+    if !try_lock(&file) {
+        bail!("{}: could not take a lock on a file just created", fresh.display());
+    }
+    std::fs::rename(&fresh, dir.join(LOCK)).with_context(|| format!("writing {}", dir.join(LOCK).display()))?;
+    Ok(file)
+}
+
+/// An exclusive `flock` without waiting. The kernel drops it when its holder exits, a SIGKILL
+/// included, and it binds across processes and PID namespaces that share the folder.
+#[cfg(unix)]
+fn try_lock(file: &std::fs::File) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor this function borrows; no memory is passed.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+}
+
+#[cfg(not(unix))]
+fn try_lock(_: &std::fs::File) -> bool {
+    true
+}
+
+/// Removes the seals under `temp` that no process holds: a run killed with SIGKILL leaves its
+/// read-only copy behind, and an ordinary user cannot delete a folder made read-only without
+/// making it writable first. Only folders of this user with a `lock` file nobody holds are
+/// touched; a seal being created (no `lock` yet), another user's, or a link is left alone.
+/// Returns what was removed. Run once per process, by the first seal.
+pub fn clear_stale(temp: &Path) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let Ok(entries) = std::fs::read_dir(temp) else { return removed };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if !entry.file_name().to_string_lossy().starts_with(PREFIX) || !is_own_folder(&path) {
+            continue;
+        }
+        let lock = path.join(LOCK);
+        let free = std::fs::symlink_metadata(&lock).is_ok_and(|m| m.is_file())
+            && std::fs::File::open(&lock).is_ok_and(|f| try_lock(&f));
+        if free {
+            writable(&path);
+            if std::fs::remove_dir_all(&path).is_ok() {
+                removed.push(path);
+            }
+        }
+    }
+    removed
+}
+
+/// A real folder (not a link) owned by this process's user.
+fn is_own_folder(path: &Path) -> bool {
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return false };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: geteuid has no preconditions.
+        meta.is_dir() && meta.uid() == unsafe { libc::geteuid() }
+    }
+    #[cfg(not(unix))]
+    meta.is_dir()
+}
+
 /// What `Sealed::check` compares of one entry.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Status {
@@ -442,6 +520,52 @@ mod tests {
                 )
             );
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_stale_seal_is_cleared_and_a_live_one_or_anything_else_is_left() {
+        use std::os::unix::fs::PermissionsExt;
+        let temp = tempfile::tempdir().unwrap();
+        let folder = |name: &str, lock: bool| {
+            let dir = temp.path().join(name);
+            std::fs::create_dir_all(dir.join("root/model_configs")).unwrap();
+            if lock {
+                std::fs::write(dir.join(LOCK), "").unwrap();
+            }
+            // As a killed run leaves it: read-only folders, which a non-root owner cannot empty.
+            for sub in ["root/model_configs", "root"] {
+                std::fs::set_permissions(dir.join(sub), std::fs::Permissions::from_mode(0o500)).unwrap();
+            }
+            dir
+        };
+        let stale = folder("blis-seal-stale1", true);
+        let unlocked = folder("blis-seal-nolock", false);
+        let other = folder("blis-point-x", true);
+        let live = folder("blis-seal-live01", true);
+        let held = std::fs::File::open(live.join(LOCK)).unwrap();
+        assert!(try_lock(&held));
+        std::os::unix::fs::symlink(&stale, temp.path().join("blis-seal-link")).unwrap();
+        assert_eq!(clear_stale(temp.path()), vec![stale.clone()]);
+        assert!(!stale.exists());
+        for kept in [&unlocked, &other, &live] {
+            assert!(kept.join("root").is_dir(), "{}", kept.display());
+        }
+        drop(held);
+        assert_eq!(clear_stale(temp.path()), vec![live.clone()], "its holder gone, the live seal is stale");
+        for dir in [&unlocked, &other] {
+            writable(dir);
+        }
+    }
+
+    #[test]
+    fn a_seal_holds_its_lock_while_it_lives() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = release(dir.path());
+        let sealed = Sealed::of(&bin, dir.path()).unwrap();
+        let seal = sealed.root().parent().unwrap().to_path_buf();
+        assert!(!try_lock(&std::fs::File::open(seal.join(LOCK)).unwrap()), "a live seal's lock is held");
+        assert_eq!(clear_stale(seal.parent().unwrap()).iter().filter(|p| **p == seal).count(), 0);
     }
 
     #[test]

@@ -244,7 +244,11 @@ fn a_run_killed_midway_leaves_a_consistent_cache() {
     let written = harness::blis::Cache::new(&cache).entries().unwrap().len();
     assert!(written < points.len(), "the kill came too late to test anything ({written} entries)");
     xtask(checkout.dir.path()).args(["cache", "stats"]).arg(&cache).assert().success().stdout(contains(" 0 corrupt"));
-    let resumed = stdout(checkout.run_points(&["--cache-dir", cache.to_str().unwrap()]));
+    assert_eq!(entries_with(&tmp, "blis-seal-").len(), 1, "the killed run left its read-only copy");
+    let mut resume = checkout.run_points(&["--cache-dir", cache.to_str().unwrap()]);
+    resume.env("TMPDIR", &tmp);
+    let resumed = stdout(resume);
+    assert_eq!(entries_with(&tmp, "blis-seal-"), Vec::<String>::new(), "the next run cleared the dead run's copy");
     assert_eq!(resumed, stdout(checkout.run_points(&["--no-cache"])));
 }
 
