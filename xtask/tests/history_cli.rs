@@ -89,6 +89,12 @@ fn run_history(corpora: &Path) -> Result<HistoryRun, Failed> {
     release(&releases, "v1.9.0", &double, "BLIS_DOUBLE_SLOWDOWN=0.3");
     std::fs::create_dir_all(releases.join("v1.9.1"))?;
     std::fs::copy(releases.join("v1.9.0/blis"), releases.join("v1.9.1/blis"))?;
+    // The same binary again, with a release file of its own: a different identity, simulated
+    // apart, never "byte-identical ... simulated once" (the double does not read the file, so
+    // its points agree).
+    std::fs::create_dir_all(releases.join("v1.9.2"))?;
+    std::fs::copy(releases.join("v1.9.0/blis"), releases.join("v1.9.2/blis"))?;
+    std::fs::write(releases.join("v1.9.2/coefficients.yaml"), "alpha: [1, 2, 3]\n")?;
     release(&releases, "v1.2.0", &double, "");
     release(&releases, "iter27", &double, "");
     let not_executable = release(&releases, "v1.0.0", &double, "");
@@ -123,9 +129,15 @@ fn names_the_first_worse_release_groups_and_rows_for_every_entry(corpora: &Path)
     stdout("| v1.9.1 | ")?;
     stdout("(= v1.9.0, simulated once)")?;
     stdout("- v1.9.0, v1.9.1: byte-identical binaries")?;
+    stdout("- v1.9.0, v1.9.1, v1.9.2: one binary with different release files; every planned point gave the same")?;
+    let row = text.lines().find(|l| l.starts_with("| v1.9.2 | ")).unwrap_or_default();
+    if row.is_empty() || row.contains("simulated once") {
+        return Err(format!("v1.9.2 (its own release file) is simulated, not served v1.9.0's points:\n{text}").into());
+    }
     stdout("- all.tpot_shape: first worse at v1.9.0 (from v1.2.0)")?;
-    stdout("- all.tpot_shape: first better at v1.10.0 (from v1.9.1)")?;
+    stdout("- all.tpot_shape: first better at v1.10.0 (from v1.9.2)")?;
     stdout("- v1.9.0 -> v1.9.1: identical on every planned point")?;
+    stdout("- v1.9.1 -> v1.9.2: identical on every planned point")?;
     stdout("| iter27 | - | - | not a release: the tag `iter27` is not a version")?;
     stdout("| v1.0.0 | - | - | not a release: v1.0.0/blis is not executable (mode 644)")?;
     stdout("| NOTES.txt | - | - | not a release: a file, not a folder")?;
@@ -135,18 +147,18 @@ fn names_the_first_worse_release_groups_and_rows_for_every_entry(corpora: &Path)
     }
     // Version order, not string order, and no path of this machine in the report.
     let at = |tag: &str| text.find(&format!("| {tag} | ")).unwrap_or(usize::MAX);
-    assert!(at("v1.2.0") < at("v1.9.0") && at("v1.9.0") < at("v1.9.1") && at("v1.9.1") < at("v1.10.0"), "{text}");
+    assert!(at("v1.2.0") < at("v1.9.0") && at("v1.9.0") < at("v1.9.1") && at("v1.9.2") < at("v1.10.0"), "{text}");
     assert!(!text.contains(&dir.path().display().to_string()), "a machine path in the report:\n{text}");
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json)?)?;
     let tags: Vec<&str> =
         json["history"]["releases"].as_array().unwrap().iter().map(|r| r["tag"].as_str().unwrap()).collect();
-    assert_eq!(tags, ["v1.2.0", "v1.9.0", "v1.9.1", "v1.10.0", "NOTES.txt", "iter27", "v1.0.0"]);
+    assert_eq!(tags, ["v1.2.0", "v1.9.0", "v1.9.1", "v1.9.2", "v1.10.0", "NOTES.txt", "iter27", "v1.0.0"]);
     let page = std::fs::read_to_string(html)?;
     assert!(
         page.contains(&format!("<p>Written by cargo xtask {} (commit ", env!("CARGO_PKG_VERSION"))),
         "the page does not say which build wrote it"
     );
-    assert_eq!(json["history"]["distinct_runs"], 3);
+    assert_eq!(json["history"]["distinct_runs"], 4);
     let first = &json["history"]["first_changes"];
     assert!(first
         .as_array()

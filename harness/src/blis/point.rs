@@ -80,6 +80,12 @@ pub enum FailureKind {
 }
 
 impl FailureKind {
+    /// Whether a point of this kind failed: a point the release cannot model, or one left to
+    /// another shard, is counted apart, never as a failure.
+    pub fn is_failure(self) -> bool {
+        !matches!(self, FailureKind::NotModelled | FailureKind::OtherShard)
+    }
+
     /// Every kind, for readers of a kind by its name.
     pub const ALL: [FailureKind; 9] = {
         use FailureKind::*;

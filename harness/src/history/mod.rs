@@ -111,8 +111,10 @@ pub struct Group {
 pub enum GroupWhy {
     /// The same binary (and the same release files): simulated once.
     ByteIdentical { sha256: String },
-    /// Different binaries whose every planned point gave the same summary (TPOT, TTFT, counts).
-    SameMetrics,
+    /// Releases simulated apart (different binaries, or a binary with different release files;
+    /// `binaries` counts the distinct binaries) whose every planned point gave the same summary
+    /// (TPOT, TTFT, counts).
+    SameMetrics { binaries: usize },
 }
 
 /// One release against the one before it (among those with values).
@@ -154,11 +156,10 @@ impl Attribution {
         compare: impl FnOnce() -> Result<Comparison, TaskError>,
     ) -> Result<Attribution, TaskError> {
         if column.succeeded == 0 {
-            let first = column.outcomes.iter().find_map(|o| o.result.as_ref().err()).map(|f| f.reason.clone());
             let not_made = format!(
                 "the re-run with --latency-model {pinned} pinned gave no value on any of its {} planned points{}",
                 column.outcomes.len(),
-                first.map_or(String::new(), |why| format!(" (the first failure: {why})"))
+                why_no_value(column)
             );
             return Ok(Attribution {
                 pinned: pinned.into(),
@@ -170,6 +171,39 @@ impl Attribution {
         let same_as_earlier = same_outcomes(earlier, column);
         let comparison = if same_as_earlier { None } else { Some(compare()?) };
         Ok(Attribution { pinned: pinned.into(), same_as_earlier, comparison, not_made: None })
+    }
+}
+
+/// Why a column has no value, in brackets: its most frequent failure with the count of points
+/// it stopped, then how many failed otherwise and how many the release does not model (a point
+/// not modelled is no failure, so it never stands for why the run failed).
+fn why_no_value(column: &Column) -> String {
+    let errors: Vec<&crate::blis::PointFailure> =
+        column.outcomes.iter().filter_map(|o| o.result.as_ref().err()).collect();
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for f in errors.iter().filter(|f| f.kind.is_failure()) {
+        match counts.iter_mut().find(|(r, _)| *r == f.reason) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((&f.reason, 1)),
+        }
+    }
+    let not_modelled = errors.iter().filter(|f| f.kind == crate::blis::FailureKind::NotModelled).count();
+    let mut parts = Vec::new();
+    // The most frequent reason, the first of equals.
+    if let Some(&(reason, n)) = counts.iter().rev().max_by_key(|(_, n)| *n) {
+        parts.push(format!("the failure on {n} of them: {reason}"));
+        let others: usize = counts.iter().map(|(_, n)| n).sum::<usize>() - n;
+        if others > 0 {
+            parts.push(format!("{others} failed otherwise"));
+        }
+    }
+    if not_modelled > 0 {
+        parts.push(format!("{not_modelled} not modelled by this release"));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join("; "))
     }
 }
 
@@ -438,16 +472,21 @@ fn same_files(a: &Column, b: &Column) -> bool {
 
 /// Byte-identical releases, then releases with the same metrics on every point, each group
 /// in version order. A release is in at most one group of each kind.
+///
+/// A byte-identical group is a release and those served its points (`Ran::same_as`): the same
+/// identity the points were keyed by, binary and every sealed release file, so "simulated once"
+/// is true of every group by construction.
 fn groups(rows: &[Row]) -> Vec<Group> {
     let mut groups = Vec::new();
     let ran: Vec<(usize, &Ran)> = rows.iter().enumerate().filter_map(|(i, r)| r.ran().map(|x| (i, x))).collect();
-    let mut by_sha: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    // Each release's source: the row whose points it has (itself when simulated).
+    let source =
+        |i: usize, r: &Ran| r.same_as.as_ref().and_then(|tag| rows.iter().position(|row| row.tag == *tag)).unwrap_or(i);
+    let mut by_source: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for (i, r) in &ran {
-        by_sha.entry(r.sha256.as_str()).or_default().push(*i);
+        by_source.entry(source(*i, r)).or_default().push(*i);
     }
-    let mut identical: Vec<Vec<usize>> = by_sha.into_values().filter(|v| v.len() > 1).collect();
-    identical.sort();
-    for members in &identical {
+    for members in by_source.values().filter(|v| v.len() > 1) {
         let sha256 = rows[members[0]].ran().unwrap().sha256.clone();
         groups.push(Group {
             tags: members.iter().map(|&i| rows[i].tag.clone()).collect(),
@@ -455,7 +494,7 @@ fn groups(rows: &[Row]) -> Vec<Group> {
         });
     }
     // Classes of equal outcomes among releases with values (byte-identical ones count once
-    // more here only when another binary joins them).
+    // more here only when a release simulated apart joins them).
     let mut classes: Vec<Vec<usize>> = Vec::new();
     for (i, r) in ran.iter().filter(|(_, r)| r.column.succeeded > 0) {
         match classes.iter_mut().find(|c| same_outcomes(&rows[c[0]].ran().unwrap().column, &r.column)) {
@@ -464,11 +503,15 @@ fn groups(rows: &[Row]) -> Vec<Group> {
         }
     }
     for class in classes {
-        let shas: std::collections::BTreeSet<&str> =
+        let sources: std::collections::BTreeSet<usize> =
+            class.iter().map(|&i| source(i, rows[i].ran().unwrap())).collect();
+        let binaries: std::collections::BTreeSet<&str> =
             class.iter().map(|&i| rows[i].ran().unwrap().sha256.as_str()).collect();
-        if shas.len() > 1 {
-            groups
-                .push(Group { tags: class.iter().map(|&i| rows[i].tag.clone()).collect(), why: GroupWhy::SameMetrics });
+        if sources.len() > 1 {
+            groups.push(Group {
+                tags: class.iter().map(|&i| rows[i].tag.clone()).collect(),
+                why: GroupWhy::SameMetrics { binaries: binaries.len() },
+            });
         }
     }
     groups
@@ -585,7 +628,33 @@ mod tests {
         assert!(!a.same_as_earlier && a.comparison.is_none());
         let why = a.not_made.unwrap();
         assert!(why.contains("roofline pinned gave no value on any of its 2 planned points"), "{why}");
-        assert!(why.contains("the first failure: exit status 1: unknown --latency-model"), "{why}");
+        assert!(
+            why.ends_with("(the failure on 1 of them: exit status 1: unknown --latency-model; 1 failed otherwise)"),
+            "{why}"
+        );
+    }
+
+    fn not_modelled(why: &str) -> Result<crate::blis::PointMetrics, PointFailure> {
+        Err(PointFailure { kind: FailureKind::NotModelled, reason: why.into(), stderr_tail: Vec::new() })
+    }
+
+    /// A point the release cannot model is no failure: the attribution names the error that
+    /// stopped the run, with its count, and counts the not-modelled apart.
+    #[test]
+    fn a_pinned_rerun_names_the_failure_that_stopped_it_not_a_point_it_does_not_model() {
+        let earlier = column(vec![failed("x")]);
+        let pinned = column(vec![
+            not_modelled("hardware b200 is not in hardware_config.json"),
+            failed("roofline is broken here"),
+            failed("roofline is broken here"),
+        ]);
+        let compare = || -> Result<Comparison, TaskError> { panic!("nothing to compare") };
+        let why = Attribution::of("roofline", &earlier, &pinned, compare).unwrap().not_made.unwrap();
+        assert_eq!(
+            why,
+            "the re-run with --latency-model roofline pinned gave no value on any of its 3 planned points \
+             (the failure on 2 of them: roofline is broken here; 1 not modelled by this release)"
+        );
     }
 
     #[test]

@@ -155,9 +155,14 @@ fn groups(out: &mut String, h: &History) {
             GroupWhy::ByteIdentical { sha256 } => {
                 format!("byte-identical binaries (sha256 {}) and release files: simulated once", short(sha256))
             }
-            GroupWhy::SameMetrics => {
-                "different binaries; every planned point gave the same TPOT, TTFT and request counts".into()
-            }
+            GroupWhy::SameMetrics { binaries } => format!(
+                "{}; every planned point gave the same TPOT, TTFT and request counts",
+                match *binaries {
+                    1 => "one binary with different release files",
+                    n if n == g.tags.len() => "different binaries",
+                    _ => "different binaries or release files",
+                }
+            ),
         };
         let _ = writeln!(out, "- {}: {why}", md_tags(&g.tags));
     }
@@ -469,7 +474,7 @@ pub fn json(h: &History, plan: &Plan) -> serde_json::Value {
             "releases": rows,
             "groups": h.groups.iter().map(|g| json!({
                 "releases": g.tags,
-                "why": match &g.why { GroupWhy::ByteIdentical { sha256 } => json!({"byte_identical": sha256}), GroupWhy::SameMetrics => json!("same metrics on every point") },
+                "why": match &g.why { GroupWhy::ByteIdentical { sha256 } => json!({"byte_identical": sha256}), GroupWhy::SameMetrics { .. } => json!("same metrics on every point") },
             })).collect::<Vec<_>>(),
             "steps": steps,
             "first_changes": firsts,
