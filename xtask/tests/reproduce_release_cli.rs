@@ -14,10 +14,14 @@ const RELEASE: &str = "v0.7.13";
 
 fn main() {
     let args = Arguments::from_args();
-    let trials =
-        vec![Trial::ignorable_test("reproduce/release/v0.7.13-gates-its-figures-and-names-a-tampered-one", || {
+    let trials = vec![
+        Trial::ignorable_test("reproduce/release/v0.7.13-gates-its-figures-and-names-a-tampered-one", || {
             with_release(a_release_gates_its_figures_and_names_a_tampered_one)
-        })];
+        }),
+        Trial::ignorable_test("reproduce/release/v0.7.13-copied-without-its-files-says-which-file-is-missing", || {
+            with_release(a_locked_build_copied_alone_says_which_release_file_is_missing)
+        }),
+    ];
     libtest_mimic::run(&args, trials).exit();
 }
 
@@ -81,5 +85,37 @@ fn a_release_gates_its_figures_and_names_a_tampered_one(corpora: &Path, blis: &P
             t.committed, t.tampered
         )))
         .stdout(predicate::str::contains(" 1 mismatched,"));
+    Ok(())
+}
+
+/// The locked binary copied alone, without the files a release reads beside it: every figure
+/// fails, and each report says why (the missing `hardware_config.json`), not only "produced no
+/// value".
+fn a_locked_build_copied_alone_says_which_release_file_is_missing(corpora: &Path, blis: &Path) -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let lonely = dir.path().join("blis");
+    std::fs::copy(blis, &lonely)?;
+    let (json, md) = (dir.path().join("gate.json"), dir.path().join("gate.md"));
+    let missing = "v0.7.13/hardware_config.json: expected a file, found nothing (no such file)";
+    let out = reproduce(corpora, &lonely).arg("--report-json").arg(&json).arg("--report-md").arg(&md).output()?;
+    let stdout = String::from_utf8(out.stdout)?;
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let mismatched: Vec<&str> = stdout.lines().filter(|l| l.starts_with("MISMATCH ")).collect();
+    assert_eq!(mismatched.len(), 8, "{stdout}");
+    for line in mismatched {
+        assert!(line.contains("produced no value") && line.contains(missing), "{line}");
+    }
+    for report in [&json, &md] {
+        let text = std::fs::read_to_string(report)?;
+        assert_eq!(text.matches(missing).count(), 8, "{}:\n{text}", report.display());
+    }
+    let id = format!("blis-release/{RELEASE}/all/tpot-shape");
+    let trees = support::root().join("testdata");
+    let mut explain = support::xtask(&std::env::temp_dir());
+    explain.args(["explain", &id, "--measurements"]).arg(corpora);
+    for tree in ["catalog", "registry", "scenarios"] {
+        explain.arg(format!("--{tree}")).arg(trees.join(tree));
+    }
+    explain.arg("--blis").arg(&lonely).assert().stdout(predicate::str::contains(missing));
     Ok(())
 }

@@ -177,7 +177,7 @@ impl Attribution {
 /// Why a column has no value, in brackets: its most frequent failure with the count of points
 /// it stopped, then how many failed otherwise and how many the release does not model (a point
 /// not modelled is no failure, so it never stands for why the run failed).
-fn why_no_value(column: &Column) -> String {
+pub(crate) fn why_no_value(column: &Column) -> String {
     let errors: Vec<&crate::blis::PointFailure> =
         column.outcomes.iter().filter_map(|o| o.result.as_ref().err()).collect();
     let mut counts: Vec<(&str, usize)> = Vec::new();

@@ -103,6 +103,17 @@ pub fn task_releases(inputs: &crate::inputs::Inputs, figures: &ReleaseFigures) -
     for (key, why) in refused {
         out.text(format!("{key}.refused"), why);
     }
+    // Every figure of a given release that got no value says why, in every report and in
+    // `explain`: the gate shows `<key>.why` beside "produced no value".
+    for row in &h.rows {
+        let why = no_value_reason(row);
+        for key in figure_keys(&row.tag) {
+            let stated = [key.clone(), format!("{key}.refused"), format!("{key}.why")];
+            if !stated.iter().any(|k| out.values.contains_key(k)) {
+                out.text(format!("{key}.why"), why.clone());
+            }
+        }
+    }
     out.refusal_line(
         "the locked build of each release (--releases DIR / BLIS_RELEASES with one folder per tag, or --blis PATH for one)",
         &match given.as_slice() {
@@ -159,4 +170,27 @@ fn given_releases(
     listing.releases.extend(builds);
     releases::sort(&mut listing.releases);
     Ok(listing)
+}
+
+/// Why a release's figure has no value: the release could not run, no point of it gave a
+/// value (the failures, counted), or its points with values fall in no sweep the figure scores.
+fn no_value_reason(row: &super::Row) -> String {
+    match &row.status {
+        super::Status::Rejected(why) => format!("{}: not a release: {why}", row.tag),
+        super::Status::Unusable(why) => {
+            format!("{}: {why} (a path {}/... is in the folder of the {} binary given)", row.tag, row.tag, row.tag)
+        }
+        super::Status::Ran(r) if r.column.succeeded == 0 => format!(
+            "{}: none of its {} planned points gave a value{}",
+            row.tag,
+            r.column.outcomes.len(),
+            super::why_no_value(&r.column)
+        ),
+        super::Status::Ran(r) => format!(
+            "{}: {} of its {} planned points gave a value, none in a sweep this figure scores",
+            row.tag,
+            r.column.succeeded,
+            r.column.outcomes.len()
+        ),
+    }
 }
