@@ -626,4 +626,130 @@ mod tests {
         assert_eq!(relative(1.0, 0.0), None);
         assert_eq!(published_error_pct(110.0, 100.0), Some(10.0));
     }
+
+    #[test]
+    fn a_subnormal_rounds_to_zero_like_any_value_below_half_a_unit() {
+        // CPython: round(5e-324, 2) == 0.0 and round(-1e-310, 2) == -0.0.
+        assert_eq!(python_round(5e-324, 2).to_bits(), 0.0f64.to_bits());
+        assert_eq!(python_round(-1e-310, 2).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(python_round(-2.5, 0), -2.0);
+    }
+
+    #[test]
+    fn names_are_the_corpora_field_names_and_the_value_keys() {
+        // The corpora's arm and metric fields (`aisimulate_tpot_ms`, `aic_ttft_ms`, ...,
+        // docs/upstream.md §4) and the manifest's value keys.
+        assert_eq!([PublishedArm::Aisimulate.to_string(), PublishedArm::Aic.to_string()], ["aisimulate", "aic"]);
+        assert_eq!([Metric::Tpot.to_string(), Metric::Ttft.to_string()], ["tpot", "ttft"]);
+        let shapes: Vec<String> = ShapeDefinition::ALL.iter().map(|d| d.to_string()).collect();
+        assert_eq!(shapes, ["shape_anchor_excluded", "shape_anchor_included", "shape_shared_measured_anchor"]);
+        let statuses: Vec<String> = Status::ALL.iter().map(|s| s.to_string()).collect();
+        assert_eq!(statuses, ["success", "unsupported", "failed"]);
+    }
+
+    #[test]
+    fn a_pooled_mean_is_published_rounded_to_two() {
+        // (10.04 + 10.05 + 10.050979133) / 3 = 10.04699..., published 10.05.
+        assert_eq!(Pooled::of(&[10.04, 10.05, 10.050979133]).published(), Some(10.05));
+        assert_eq!(Pooled::of(&[1.0, 2.0]), Pooled { mean: Some(1.5), n: 2 });
+    }
+
+    #[test]
+    fn status_counts_count_each_status_once_and_add_field_by_field() {
+        let counts =
+            StatusCounts::of([Status::Failed, Status::Success, Status::Unsupported, Status::Success, Status::Failed]);
+        assert_eq!(counts, StatusCounts { success: 2, unsupported: 1, failed: 2, unknown: 0 });
+        let a = StatusCounts { success: 1, unsupported: 2, failed: 3, unknown: 4 };
+        assert_eq!(a.rows(), 10);
+        let b = StatusCounts { success: 5, unsupported: 6, failed: 7, unknown: 8 };
+        assert_eq!(a.add(&b), StatusCounts { success: 6, unsupported: 8, failed: 10, unknown: 12 });
+        // 1 of 10 rows succeeded.
+        assert_eq!(a.coverage_pct(), Some(10.0));
+    }
+
+    #[test]
+    fn latencies_give_each_metric_and_are_complete_only_with_both() {
+        let both = Latencies { ttft: Some(100.0), tpot: Some(7.0) };
+        assert_eq!((both.get(Metric::Tpot), both.get(Metric::Ttft)), (Some(7.0), Some(100.0)));
+        assert!(both.complete());
+        assert!(!Latencies { ttft: Some(100.0), tpot: None }.complete());
+        assert!(!Latencies { ttft: None, tpot: Some(7.0) }.complete());
+    }
+
+    fn row(topology: &str, concurrency: f64, status: Status, measured: (f64, f64), aic: (f64, Option<f64>)) -> Row {
+        Row {
+            topology: topology.into(),
+            gpu: "h100".into(),
+            gpus: 8,
+            concurrency,
+            status,
+            measured: Latencies { tpot: Some(measured.0), ttft: Some(measured.1) },
+            aic: Latencies { tpot: Some(aic.0), ttft: aic.1 },
+            aisimulate: Latencies { tpot: Some(aic.0 * 2.0), ttft: aic.1 },
+        }
+    }
+
+    #[test]
+    fn aisimulate_latencies_count_on_success_rows_only_and_aic_on_every_row() {
+        let failed = row("t", 1.0, Status::Failed, (1.0, 1.0), (3.0, Some(4.0)));
+        assert_eq!(failed.arm(PublishedArm::Aisimulate), Latencies::default());
+        assert_eq!(failed.arm(PublishedArm::Aic), failed.aic);
+        let ok = Row { status: Status::Success, ..failed.clone() };
+        assert_eq!(ok.arm(PublishedArm::Aisimulate), Latencies { tpot: Some(6.0), ttft: Some(4.0) });
+    }
+
+    #[test]
+    fn each_rows_relative_is_over_its_own_topologys_lowest_concurrency_measured_value() {
+        // Topology a is anchored on its c=1 row (measured 10), b on its c=4 row (measured 4),
+        // whatever the row order.
+        let rows = [
+            row("b", 8.0, Status::Success, (2.0, 1.0), (3.0, None)),
+            row("a", 2.0, Status::Success, (15.0, 1.0), (30.0, None)),
+            row("b", 4.0, Status::Success, (4.0, 1.0), (5.0, None)),
+            row("a", 1.0, Status::Success, (10.0, 1.0), (12.0, None)),
+        ];
+        assert_eq!(relatives(&rows, None, Metric::Tpot), [Some(0.5), Some(1.5), Some(1.0), Some(1.0)]);
+        assert_eq!(
+            relatives(&rows, Some(PublishedArm::Aic), Metric::Tpot),
+            [Some(0.75), Some(3.0), Some(1.25), Some(1.2)]
+        );
+    }
+
+    #[test]
+    fn published_rows_leave_out_multi_node_rows_only() {
+        let mut rows = vec![row("t", 1.0, Status::Success, (1.0, 1.0), (1.0, None)); 3];
+        rows[1].gpus = 16; // two h100 nodes
+        rows[2].gpu = "mi300x".into(); // a family the rule does not name: kept
+        rows[2].gpus = 64;
+        let kept: Vec<u64> = published_rows(&rows).iter().map(|r| r.gpus).collect();
+        assert_eq!(kept, [8, 64]);
+    }
+
+    #[test]
+    fn arm_figures_take_mape_over_complete_rows_and_shape_per_topology() {
+        // t1: c=1 measured (tpot 10, ttft 100), aic (11, 120); c=2 measured (20, 150), aic (24, 150).
+        // t2: c=1 measured (5, 50), aic (5, none); c=2 measured (10, 60), aic (15, 90).
+        let rows = [
+            row("t1", 1.0, Status::Success, (10.0, 100.0), (11.0, Some(120.0))),
+            row("t2", 1.0, Status::Success, (5.0, 50.0), (5.0, None)),
+            row("t1", 2.0, Status::Success, (20.0, 150.0), (24.0, Some(150.0))),
+            row("t2", 2.0, Status::Success, (10.0, 60.0), (15.0, Some(90.0))),
+        ];
+        let refs: Vec<&Row> = rows.iter().collect();
+        let f = arm_figures(&refs, PublishedArm::Aic, ShapeDefinition::AnchorExcluded);
+        let close = |p: Pooled, mean: f64, n: usize| {
+            assert_eq!(p.n, n, "{p:?}");
+            assert!((p.mean.unwrap() - mean).abs() < 1e-9, "{p:?} against {mean}");
+        };
+        // Rows with both of the arm's metrics: t1 c=1, t1 c=2, t2 c=2.
+        assert_eq!(f.points, 3);
+        // TPOT APEs over those rows: 10%, 20%, 50%; TTFT: 20%, 0%, 50%.
+        close(f.mape(Metric::Tpot), 80.0 / 3.0, 3);
+        close(f.mape(Metric::Ttft), 70.0 / 3.0, 3);
+        // TPOT shape: t1 (24/11 against 20/10) is |2.1818... - 2| / 2 = 9.0909...%, t2 (15/5
+        // against 10/5) is 50%; TTFT shape: t1 (150/120 against 150/100) is 16.666...%, t2 has
+        // one usable row (its c=1 prediction is missing), so no comparison.
+        close(f.shape(Metric::Tpot), (100.0 / 11.0 + 50.0) / 2.0, 2);
+        close(f.shape(Metric::Ttft), 50.0 / 3.0, 1);
+    }
 }

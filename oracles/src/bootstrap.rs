@@ -229,9 +229,11 @@ pub fn percentile_interval(figures: &mut [f64]) -> Interval {
 /// callers hold at least one resample.
 pub fn percentile_linear(values: &mut [f64], q: f64) -> f64 {
     assert!(!values.is_empty(), "a percentile of no values");
+    // numpy refuses q outside 0..=100; within it the index below never passes the last value.
+    assert!((0.0..=100.0).contains(&q), "a percentile of {q}, outside 0 to 100");
     let n = values.len();
     let virtual_index = (q / 100.0) * (n - 1) as f64;
-    let i = (virtual_index.floor() as usize).min(n - 1);
+    let i = virtual_index.floor() as usize;
     let g = virtual_index - i as f64;
     let (_, &mut below, above) = values.select_nth_unstable_by(i, f64::total_cmp);
     let next = above.iter().copied().min_by(f64::total_cmp).unwrap_or(below);
@@ -350,6 +352,30 @@ mod tests {
         assert!((i.low - 1.0).abs() < 1e-12 && (i.high - 1.0).abs() < 1e-12, "{i:?}");
         assert!(i.excludes_zero());
         assert_eq!(paired_interval(&a, &a[..2], 100, SEED).unwrap_err(), NotDefined::Unpaired { a: 3, b: 2 });
+        // A non-finite total of the second arm names its sweep (the third), not its place in
+        // both lists.
+        let mut bad = a.clone();
+        bad[2].sum_abs = f64::NAN;
+        assert_eq!(paired_interval(&a, &bad, 100, SEED).unwrap_err(), NotDefined::NonFinite { sweep: 2 });
+    }
+
+    #[test]
+    fn a_paired_interval_keeps_only_the_sweeps_both_arms_have_comparisons_in() {
+        // The middle sweep has no comparison in `a`: left out, the two arms agree on the rest.
+        let a = totals(&[(2.0, 1), (0.0, 0), (5.0, 2)]);
+        let b = totals(&[(2.0, 1), (3.0, 1), (5.0, 2)]);
+        assert_eq!(paired_interval(&a, &b, 1000, SEED).unwrap(), Interval { low: 0.0, high: 0.0 });
+        assert_eq!(paired_interval(&b, &a, 1000, SEED).unwrap(), Interval { low: 0.0, high: 0.0 });
+    }
+
+    #[test]
+    fn an_interval_excludes_zero_only_strictly_on_one_side() {
+        let i = |low, high| Interval { low, high };
+        assert!(i(0.5, 2.0).excludes_zero());
+        assert!(i(-2.0, -0.5).excludes_zero());
+        for (low, high) in [(-1.0, 1.0), (0.0, 1.0), (-1.0, 0.0), (0.0, 0.0)] {
+            assert!(!i(low, high).excludes_zero(), "[{low}, {high}]");
+        }
     }
 
     #[test]

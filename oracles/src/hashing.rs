@@ -270,4 +270,48 @@ mod tests {
             assert!(err.reason.contains(needle), "{text:?}: {err}");
         }
     }
+
+    #[test]
+    fn an_interrupted_read_is_retried_and_any_other_error_returned() {
+        /// Gives `first` on its first read, then "abc", then the end; after an error other
+        /// than Interrupted it must not be read again.
+        struct Reader {
+            first: Option<io::ErrorKind>,
+            done: bool,
+            failed: bool,
+        }
+        impl Read for Reader {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                assert!(!self.failed, "read again after an error that is not Interrupted");
+                if let Some(kind) = self.first.take() {
+                    self.failed = kind != io::ErrorKind::Interrupted;
+                    return Err(io::Error::new(kind, "test"));
+                }
+                if std::mem::replace(&mut self.done, true) {
+                    return Ok(0);
+                }
+                buf[..3].copy_from_slice(b"abc");
+                Ok(3)
+            }
+        }
+        let (digest, n) =
+            sha256_reader(Reader { first: Some(io::ErrorKind::Interrupted), done: false, failed: false }).unwrap();
+        assert_eq!((digest.to_hex().as_str(), n), (ABC, 3));
+        let e = sha256_reader(Reader { first: Some(io::ErrorKind::Other), done: false, failed: false }).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::Other);
+    }
+
+    #[test]
+    fn each_dot_part_and_each_empty_part_is_refused_alone() {
+        for path in ["a/./b", "a/../b", "a//b", "./a", "a/.."] {
+            assert_eq!(invalid_relpath(path), Some("path has an empty, `.` or `..` component"), "{path}");
+        }
+        assert_eq!(invalid_relpath("a/.b/c..d"), None);
+    }
+
+    #[test]
+    fn a_digest_and_a_manifest_error_say_what_they_are() {
+        assert_eq!(format!("{:?}", sha256(b"abc")), format!("Sha256Digest({ABC})"));
+        assert_eq!(ManifestError { line: 3, reason: "duplicate path".into() }.to_string(), "line 3: duplicate path");
+    }
 }

@@ -236,7 +236,15 @@ mod tests {
         // compared with the LARGER neighbour
         assert_eq!(ttft_excursions(&[1.0, 15.0, 2.0]), [false, false, false]);
         assert_eq!(ttft_excursions(&[1.0, 21.0, 2.0]), [false, true, false]);
+        // ... on either side: the left one here (21 is under 10 x 3)
+        assert_eq!(ttft_excursions(&[3.0, 21.0, 2.0]), [false; 3]);
         assert!(ttft_excursions(&[]).is_empty());
+    }
+
+    #[test]
+    fn flagged_points_are_left_out_and_the_rest_kept_in_order() {
+        assert_eq!(without_flagged(&[1.0, 2.0, 3.0, 4.0], &[false, true, false, false]), [1.0, 3.0, 4.0]);
+        assert_eq!(without_flagged(&[1.0, 2.0], &[true, true]), Vec::<f64>::new());
     }
 
     #[test]
@@ -283,6 +291,13 @@ mod tests {
         assert!(close(s.sd.unwrap(), ((a - mean).powi(2) * 2.0).sqrt()));
         assert!(close(s.bias_pct, 100.0 * (0.99f64.sqrt() - 1.0)));
         assert_eq!(log_stats(&[5.0]).unwrap().sd, None);
+        // Three kept, two dropped; logs ln 2, ln 0.5, ln 4, whose squared deviations sum above 1.
+        let s = log_stats(&[100.0, -50.0, -100.0, 300.0, -200.0]).unwrap();
+        assert_eq!((s.n, s.dropped), (3, 2));
+        let logs = [2f64.ln(), 0.5f64.ln(), 4f64.ln()];
+        let mean = logs.iter().sum::<f64>() / 3.0;
+        let var = logs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / 2.0;
+        assert!(close(s.sd.unwrap(), var.sqrt()), "{s:?}");
     }
 
     #[test]

@@ -322,4 +322,36 @@ mod tests {
         assert_eq!(ConfigTier::parse("measured"), Some(ConfigTier::Measured));
         assert_eq!(ConfigTier::parse("strict"), None);
     }
+
+    #[test]
+    fn public_memory_is_the_published_figure_of_each_device() {
+        // docs/upstream.md §8, in decimal GB; `-sxm` names the same device.
+        let table = [
+            ("a100", 80.0),
+            ("H100", 80.0),
+            ("h100-sxm", 80.0),
+            ("h200", 141.0),
+            ("b200", 180.0),
+            ("b300", 288.0),
+            ("gb300", 288.0),
+        ];
+        for (device, gb) in table {
+            assert_eq!(public_memory_gb(device), Some(gb), "{device}");
+        }
+        assert_eq!(public_memory_gb("mi300x"), None);
+    }
+
+    #[test]
+    fn names_are_the_published_titles_the_value_keys_and_the_flag_values() {
+        let titles: Vec<&str> = Tier::ORDER.iter().map(|t| t.title()).collect();
+        assert_eq!(titles, ["STRICT", "MEASURED-OR-RESOLVED", "ALL (approximate)"]);
+        let keys: Vec<&str> = Tier::ORDER.iter().map(|t| t.key()).collect();
+        assert_eq!(keys, ["strict", "measured_or_resolved", "all"]);
+        // `-config-tier measured|resolved` (docs/upstream.md §6).
+        assert_eq!([ConfigTier::Measured.name(), ConfigTier::Resolved.name()], ["measured", "resolved"]);
+        assert_eq!(ConfigTier::parse("resolved"), Some(ConfigTier::Resolved));
+        let provenance: Vec<String> =
+            [Provenance::Measured, Provenance::Resolved, Provenance::Scenario].iter().map(|p| p.to_string()).collect();
+        assert_eq!(provenance, ["measured", "resolved", "scenario"]);
+    }
 }
