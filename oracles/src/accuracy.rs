@@ -101,16 +101,15 @@ impl fmt::Display for ShapeDefinition {
 /// `ndigits` is limited to 0..=22 so every intermediate fits in a u128 (m < 2^53, 10^22 < 2^74).
 pub fn python_round(x: f64, ndigits: u32) -> f64 {
     assert!(ndigits <= 22, "python_round supports 0..=22 digits");
-    if !x.is_finite() || x == 0.0 {
-        return x;
-    }
+    // No case for NaN, infinities or zeros: the first two have the top exponent and come back
+    // below as "already an integer", a zero's mantissa rounds to a zero of its sign.
     let bits = x.to_bits();
     let negative = bits >> 63 == 1;
     let exponent_bits = ((bits >> 52) & 0x7ff) as i32;
     let fraction = bits & ((1u64 << 52) - 1);
     // x = mantissa * 2^exponent exactly.
     let (mantissa, exponent) =
-        if exponent_bits == 0 { (fraction, -1074) } else { (fraction | (1u64 << 52), exponent_bits - 1075) };
+        if exponent_bits == 0 { (fraction, -1074) } else { (fraction + (1u64 << 52), exponent_bits - 1075) };
     if exponent >= 0 {
         return x; // already an integer
     }
@@ -633,6 +632,10 @@ mod tests {
         assert_eq!(python_round(5e-324, 2).to_bits(), 0.0f64.to_bits());
         assert_eq!(python_round(-1e-310, 2).to_bits(), (-0.0f64).to_bits());
         assert_eq!(python_round(-2.5, 0), -2.0);
+        // Zeros keep their sign (CPython: round(-0.0, 2) is -0.0); infinities come back.
+        assert_eq!(python_round(-0.0, 2).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(python_round(0.0, 2).to_bits(), 0.0f64.to_bits());
+        assert_eq!(python_round(f64::NEG_INFINITY, 6), f64::NEG_INFINITY);
     }
 
     #[test]

@@ -29,7 +29,7 @@ impl Sha256Digest {
             let hi = hex_value(pair[0]);
             let lo = hex_value(pair[1]);
             match (hi, lo) {
-                (Some(hi), Some(lo)) => out[i] = hi << 4 | lo,
+                (Some(hi), Some(lo)) => out[i] = hi * 16 + lo,
                 _ => return Err(format!("not lowercase hex: {text:?}")),
             }
         }

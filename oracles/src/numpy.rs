@@ -156,9 +156,7 @@ impl SeedWords {
     /// blocks here, so its own block is never used.
     fn grow(&mut self) {
         let end = self.len + N;
-        if self.kept.len() < end {
-            self.kept.resize(end, 0);
-        }
+        self.kept.resize(self.kept.len().max(end), 0);
         let block: &mut [u32; N] = (&mut self.kept[self.len..end]).try_into().expect("N words");
         next_block(&mut self.source.state, block);
         self.len = end;
@@ -273,8 +271,8 @@ impl Masked32 {
     /// written and the length advances only for kept ones.
     pub fn keep_into(&self, words: &[u32], values: &mut Vec<i64>) {
         let start = values.len();
-        // One slot beyond the last possible value, for a rejected candidate written last.
-        values.resize(start + words.len() + 1, 0);
+        // A slot per word: the i-th word is written at `kept <= i`.
+        values.resize(start + words.len(), 0);
         let slots = &mut values[start..];
         let mut kept = 0;
         for &word in words {
@@ -321,7 +319,7 @@ trait Words {
     fn next_u64(&mut self) -> u64 {
         let high = u64::from(self.next_u32());
         let low = u64::from(self.next_u32());
-        (high << 32) | low
+        (high << 32) + low
     }
 }
 
@@ -426,7 +424,7 @@ fn next_block(state: &mut [u32; N], out: &mut [u32; N]) {
 fn regenerate(state: &mut [u32; N]) {
     #[inline(always)]
     fn mix(own: u32, next: u32, far: u32) -> u32 {
-        let y = (own & UPPER) | (next & LOWER);
+        let y = (own & UPPER) + (next & LOWER);
         far ^ (y >> 1) ^ ((y & 1).wrapping_neg() & MATRIX_A)
     }
     let old = *state;
@@ -472,6 +470,25 @@ fn smallest_all_ones_at_least(max: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_masked_rule_draws_mask_plus_one_words_per_rng_plus_one_values() {
+        // randint(0, 5): rng 4, mask 7: 8 masked values of which 5 are kept.
+        let Ok(Rule::Masked32(m)) = rule(0, 5) else { panic!("a 32-bit masked rule") };
+        assert_eq!(m.words_per_value(), 1.6);
+        // Words 0..8 as masked values: 0..=4 kept (off 0), 5..=7 rejected, order kept.
+        let mut out = vec![-1];
+        m.keep_into(&[3, 7, 0, 5, 4, 6], &mut out);
+        assert_eq!(out, [-1, 3, 0, 4]);
+    }
+
+    #[test]
+    fn a_seeds_prefix_is_whole_blocks_and_no_more() {
+        let mut words = SeedWords::new(0);
+        assert_eq!(words.prefix(1).len(), N);
+        assert_eq!(words.prefix(N).len(), N);
+        assert_eq!(words.prefix(N + 1).len(), 2 * N);
+    }
 
     // The check values docs/upstream.md §1 quotes from numpy.
     #[test]
