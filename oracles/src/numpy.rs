@@ -144,12 +144,12 @@ impl SeedWords {
         Replay { words: self, at: 0 }
     }
 
-    /// The stream's first `len` words or more (whole blocks are kept).
+    /// The stream's first `len` words (drawn in whole blocks, kept for the next call).
     pub fn prefix(&mut self, len: usize) -> &[u32] {
         while self.len < len {
             self.grow();
         }
-        &self.kept[..self.len]
+        &self.kept[..len]
     }
 
     /// Draws the next block straight into the kept words. The source only ever gives whole
@@ -335,6 +335,7 @@ fn masked_u32_into(words: &mut impl Words, rule: Masked32, size: usize, out: &mu
     out.resize(target + 1, 0);
     let slots = &mut out[..target + 1];
     let mut filled = start;
+    let mut drawn = 0usize;
     while filled < target {
         let block = words.pending();
         let mut used = 0;
@@ -361,8 +362,20 @@ fn masked_u32_into(words: &mut impl Words, rule: Masked32, size: usize, out: &mu
             used += 1;
         }
         words.advance(used);
+        drawn += used;
+        assert!(used > 0 && drawn <= BROKEN_WORDS_PER_VALUE * size + N, "{}", broken_stream(drawn, size));
     }
     out.truncate(target);
+}
+
+/// A masked rule keeps each word with probability above 1/2 (its mask is less than twice its
+/// span), so drawing this many words per value asked happens with probability below 2^-64 for
+/// a working generator: a stream that does is broken (a bug, never an input), and the draw stops
+/// instead of looping for ever as numpy's own loop would.
+const BROKEN_WORDS_PER_VALUE: usize = 64;
+
+fn broken_stream(drawn: usize, size: usize) -> String {
+    format!("the word stream is broken: {drawn} words drawn for {size} values, or a block with none")
 }
 
 /// numpy's `randint(low, high, size)` rules (int64 dtype) over any word stream.
@@ -394,12 +407,10 @@ fn randint_into(
                 // Rule 5: masked rejection on 64-bit draws.
                 let mask = smallest_all_ones_at_least(rng);
                 for _ in 0..size {
-                    let value = loop {
-                        let v = words.next_u64() & mask;
-                        if v <= rng {
-                            break v;
-                        }
-                    };
+                    let value = (0..BROKEN_WORDS_PER_VALUE)
+                        .map(|_| words.next_u64() & mask)
+                        .find(|&v| v <= rng)
+                        .unwrap_or_else(|| panic!("{}", broken_stream(2 * BROKEN_WORDS_PER_VALUE, 1)));
                     push(out, value);
                 }
             }
@@ -483,11 +494,16 @@ mod tests {
     }
 
     #[test]
-    fn a_seeds_prefix_is_whole_blocks_and_no_more() {
+    fn a_seeds_prefix_is_the_words_asked_drawn_in_whole_blocks_and_no_more() {
         let mut words = SeedWords::new(0);
-        assert_eq!(words.prefix(1).len(), N);
+        let mut fresh = RandomState::seed(0);
+        let first: Vec<u32> = (0..N + 1).map(|_| fresh.next_u32()).collect();
+        assert_eq!(words.prefix(1), &first[..1]);
+        assert_eq!(words.len, N);
         assert_eq!(words.prefix(N).len(), N);
-        assert_eq!(words.prefix(N + 1).len(), 2 * N);
+        assert_eq!(words.len, N, "a block drawn is enough for its words");
+        assert_eq!(words.prefix(N + 1), &first[..]);
+        assert_eq!(words.len, 2 * N);
     }
 
     // The check values docs/upstream.md §1 quotes from numpy.

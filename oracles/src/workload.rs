@@ -238,6 +238,15 @@ impl Keep for Vec<i64> {
     }
 }
 
+/// Words to read for the values a run lacks (`count` wanted, `kept` so far): the expected
+/// count and a little more, so one pass nearly always suffices without drawing much that no
+/// point needs; whole [`CHUNK`]s, at least one. Only the work depends on it: the scan reads on
+/// until it has enough.
+fn lookahead(count: usize, kept: usize, words_per_value: f64) -> usize {
+    let more = (count.saturating_sub(kept) as f64 * words_per_value * 1.02) as usize + CHUNK;
+    more.div_ceil(CHUNK) * CHUNK
+}
+
 /// Words per position checkpoint of a [`Run`].
 pub const CHUNK: usize = 64;
 
@@ -341,11 +350,10 @@ impl<K: Keep> SeedDraws<K> {
         let start = match rule {
             Rule::Wide { .. } => unreachable!("answered above"),
             Rule::Constant(value) => {
+                // The run holds at least `n` copies afterwards: only the missing ones are added.
                 let r = &mut self.runs[run];
-                if r.kept < n {
-                    r.keep.constant(value, n - r.kept);
-                    r.kept = n;
-                }
+                r.keep.constant(value, n.saturating_sub(r.kept));
+                r.kept = r.kept.max(n);
                 0
             }
             Rule::Masked32(masked) => {
@@ -378,9 +386,8 @@ impl<K: Keep> SeedDraws<K> {
     /// How many values run `run` keeps from the words before `position`.
     fn kept_before(&mut self, run: usize, masked: numpy::Masked32, position: usize) -> usize {
         let chunk = position / CHUNK;
-        if self.runs[run].scanned() < chunk * CHUNK {
-            self.scan_words(run, masked, chunk * CHUNK);
-        }
+        // Scanned to the chunk's start at least (nothing more when it is already).
+        self.scan_words(run, masked, (chunk * CHUNK).max(self.runs[run].scanned()));
         let words = self.words.prefix(position);
         self.runs[run].kept_before[chunk] + masked.count_kept(&words[chunk * CHUNK..position])
     }
@@ -409,12 +416,16 @@ impl<K: Keep> SeedDraws<K> {
     fn scan(&mut self, run: usize, masked: numpy::Masked32, count: usize) {
         while self.runs[run].kept < count {
             let r = &self.runs[run];
-            // The expected words for what is missing and a little more, so one scan nearly
-            // always suffices without drawing much that no point needs.
-            let missing = count - r.kept;
-            let more = (missing as f64 * masked.words_per_value() * 1.02) as usize + CHUNK;
-            let upto = r.scanned() + more.div_ceil(CHUNK) * CHUNK;
+            let before = r.scanned();
+            let upto = before + lookahead(count, r.kept, masked.words_per_value());
             self.scan_words(run, masked, upto);
+            // Every pass reads on, and a working rule keeps more than half of what it reads
+            // (numpy::BROKEN_WORDS_PER_VALUE): anything else is a bug, stopped, never a loop.
+            let scanned = self.runs[run].scanned();
+            assert!(
+                scanned == upto && scanned > before && scanned <= 64 * count + 1024 * CHUNK,
+                "run {run} read {scanned} words for {count} values (from {before}, up to {upto} asked): the scan is broken"
+            );
         }
     }
 
@@ -488,9 +499,13 @@ mod tests {
         // kept storage must not leak values between seeds or bounds.
         for round in 0..2 {
             if round == 1 {
-                draws.reset(Params::inferencex(params.seed ^ 1));
+                // Another seed's draws after a reset are that seed's, not the kept ones.
+                let other = Params::inferencex(params.seed ^ 1);
+                draws.reset(other);
                 for point in points {
-                    draws.draw(point).ok();
+                    if let (Ok(Some(slices)), Ok(lengths)) = (draws.draw(point), draw(&other, point)) {
+                        assert_eq!(draws.values(slices.input), &lengths.input[..], "{point} after a reset");
+                    }
                 }
                 draws.reset(params);
             }
@@ -551,6 +566,48 @@ mod tests {
         assert_eq!(draws.draw(&points[1]), Ok(None));
     }
 
+    /// A keeper that checks what every `masked` call is told against the words it is given:
+    /// one count per chunk boundary, starting at what it already holds.
+    #[derive(Default)]
+    struct Counts {
+        kept: usize,
+    }
+
+    impl Keep for Counts {
+        fn masked(&mut self, rule: &numpy::Masked32, words: &[u32], kept_before: &[usize]) {
+            assert_eq!(kept_before.len(), words.len() / CHUNK + 1, "one entry per chunk and one after");
+            assert_eq!(kept_before[0], self.kept, "the count before the first chunk is what was kept");
+            for (c, chunk) in words.chunks(CHUNK).enumerate() {
+                assert_eq!(kept_before[c + 1] - kept_before[c], rule.count_kept(chunk), "chunk {c}");
+            }
+            self.kept = kept_before[kept_before.len() - 1];
+        }
+        fn constant(&mut self, _: i64, n: usize) {
+            self.kept += n;
+        }
+        fn clear(&mut self) {
+            self.kept = 0;
+        }
+    }
+
+    #[test]
+    fn every_keeper_is_told_the_counts_of_the_words_it_is_given() {
+        let mut draws = SeedDraws::<Counts>::new(Params::inferencex(0));
+        for (isl, osl, concurrency) in [(1024, 1024, 64), (8192, 1024, 256), (1024, 8192, 4), (1024, 1024, 512)] {
+            draws.draw(&WorkloadPoint { isl, osl, concurrency }).unwrap().unwrap();
+        }
+        for run in draws.runs() {
+            assert_eq!(run.keep().kept, run.kept(), "{:?}", run.bounds);
+        }
+        // A constant rule (ratio 1: one possible length) keeps exactly what was asked.
+        let mut constant =
+            SeedDraws::<Vec<i64>>::new(Params { seed: 1, range_ratio: 1.0, requests_per_concurrency: 2 });
+        for concurrency in [3, 1, 5] {
+            constant.draw(&WorkloadPoint { isl: 7, osl: 7, concurrency }).unwrap().unwrap();
+        }
+        assert_eq!((constant.runs()[0].kept(), constant.runs()[0].keep().len()), (10, 10));
+    }
+
     #[test]
     fn a_run_is_shared_only_by_equal_bounds() {
         let mut draws = SeedDraws::<Vec<i64>>::new(Params::inferencex(0));
@@ -562,6 +619,12 @@ mod tests {
         // Inputs start at the stream's start; outputs after the inputs' words.
         assert_eq!((a.input.start, b.input.start), (0, 0));
         assert!(a.output.start > 0 && b.output.start > 0);
+    }
+
+    #[test]
+    fn a_point_and_a_draw_error_say_what_they_are() {
+        assert_eq!(WorkloadPoint { isl: 8192, osl: 1024, concurrency: 64 }.to_string(), "8k1k-c64");
+        assert_eq!(DrawError::Ratio { ratio: f64::NAN }.to_string(), "range ratio NaN gives no integer bound");
     }
 
     #[test]

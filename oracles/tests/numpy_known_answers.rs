@@ -11,6 +11,15 @@ use serde::Deserialize;
 struct Answers {
     words: Vec<Words>,
     sequences: Vec<Sequence>,
+    truncations: Vec<Truncation>,
+}
+
+/// Python's `int(length * ratio)`.
+#[derive(Deserialize)]
+struct Truncation {
+    length: u32,
+    ratio: f64,
+    lower: i64,
 }
 
 #[derive(Deserialize)]
@@ -87,4 +96,14 @@ fn every_randint_sequence_is_numpys_values_and_errors() {
         }
     }
     assert!(calls >= 30, "{calls}");
+}
+
+#[test]
+fn every_lower_bound_is_pythons_truncation() {
+    let answers = answers();
+    assert!(answers.truncations.len() >= 4);
+    for t in &answers.truncations {
+        assert_eq!(oracles::workload::lower_bound(t.length, t.ratio), Some(t.lower), "int({} * {})", t.length, t.ratio);
+        assert_eq!(oracles::workload::bounds(t.length, t.ratio), Some((t.lower, i64::from(t.length))));
+    }
 }
