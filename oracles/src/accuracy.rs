@@ -737,6 +737,8 @@ mod tests {
             row("t2", 1.0, Status::Success, (5.0, 50.0), (5.0, None)),
             row("t1", 2.0, Status::Success, (20.0, 150.0), (24.0, Some(150.0))),
             row("t2", 2.0, Status::Success, (10.0, 60.0), (15.0, Some(90.0))),
+            row("t3", 4.0, Status::Success, (16.0, 160.0), (20.0, Some(200.0))),
+            row("t3", 1.0, Status::Success, (8.0, 80.0), (8.0, Some(80.0))),
         ];
         let refs: Vec<&Row> = rows.iter().collect();
         let f = arm_figures(&refs, PublishedArm::Aic, ShapeDefinition::AnchorExcluded);
@@ -744,15 +746,17 @@ mod tests {
             assert_eq!(p.n, n, "{p:?}");
             assert!((p.mean.unwrap() - mean).abs() < 1e-9, "{p:?} against {mean}");
         };
-        // Rows with both of the arm's metrics: t1 c=1, t1 c=2, t2 c=2.
-        assert_eq!(f.points, 3);
-        // TPOT APEs over those rows: 10%, 20%, 50%; TTFT: 20%, 0%, 50%.
-        close(f.mape(Metric::Tpot), 80.0 / 3.0, 3);
-        close(f.mape(Metric::Ttft), 70.0 / 3.0, 3);
+        // Rows with both of the arm's metrics: t1 c=1, t1 c=2, t2 c=2, and t3's two.
+        assert_eq!(f.points, 5);
+        // TPOT APEs over those rows: 10%, 20%, 50%, 25%, 0%; TTFT: 20%, 0%, 50%, 25%, 0%.
+        close(f.mape(Metric::Tpot), 105.0 / 5.0, 5);
+        close(f.mape(Metric::Ttft), 95.0 / 5.0, 5);
         // TPOT shape: t1 (24/11 against 20/10) is |2.1818... - 2| / 2 = 9.0909...%, t2 (15/5
         // against 10/5) is 50%; TTFT shape: t1 (150/120 against 150/100) is 16.666...%, t2 has
-        // one usable row (its c=1 prediction is missing), so no comparison.
-        close(f.shape(Metric::Tpot), (100.0 / 11.0 + 50.0) / 2.0, 2);
-        close(f.shape(Metric::Ttft), 50.0 / 3.0, 1);
+        // one usable row (its c=1 prediction is missing), so no comparison; t3 (20/8 against
+        // 16/8, 200/80 against 160/80) is 25% on both. Three topologies, so a row grouped with
+        // the wrong ones changes the figures.
+        close(f.shape(Metric::Tpot), (100.0 / 11.0 + 50.0 + 25.0) / 3.0, 3);
+        close(f.shape(Metric::Ttft), (50.0 / 3.0 + 25.0) / 2.0, 2);
     }
 }

@@ -147,7 +147,9 @@ impl SeedWords {
     /// The stream's first `len` words (drawn in whole blocks, kept for the next call).
     pub fn prefix(&mut self, len: usize) -> &[u32] {
         while self.len < len {
+            let before = self.len;
             self.grow();
+            assert!(self.len > before, "a block drawn added no word: the generator is broken");
         }
         &self.kept[..len]
     }
@@ -493,6 +495,32 @@ mod tests {
         assert_eq!(out, [-1, 3, 0, 4]);
     }
 
+    /// A stream that gives the same word for ever (one every rule of 0..5 rejects), and
+    /// stops the test itself long after the draw's own check should have.
+    struct Stuck {
+        given: usize,
+        words: [u32; N],
+    }
+
+    impl Words for Stuck {
+        fn pending(&mut self) -> &[u32] {
+            assert!(self.given < 1 << 24, "the draw went on past its bound of words per value");
+            &self.words
+        }
+        fn advance(&mut self, n: usize) {
+            self.given += n;
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "the word stream is broken: 2496 words drawn for 25 values, or a block with none")]
+    fn a_stream_that_rejects_every_word_stops_the_draw_at_its_bound() {
+        // Every word is 7 under the mask, above 4: 64 x 25 + 624 words is the bound, crossed at
+        // the fourth block of 624 (2496 > 2224).
+        let mut out = Vec::new();
+        let _ = randint_into(&mut Stuck { given: 0, words: [7; N] }, 0, 5, 25, &mut out);
+    }
+
     #[test]
     fn a_seeds_prefix_is_the_words_asked_drawn_in_whole_blocks_and_no_more() {
         let mut words = SeedWords::new(0);
@@ -548,8 +576,13 @@ mod tests {
         // range [0, 4]: mask 7; a word whose low 3 bits exceed 4 is thrown away, so the result
         // is the first acceptable masked word, not a modulo or a multiply-shift.
         let mut words = RandomState::seed(123);
-        let expected: Vec<i64> =
-            std::iter::from_fn(|| Some(words.next_u32() & 7)).filter(|v| *v <= 4).take(50).map(i64::from).collect();
+        let expected: Vec<i64> = std::iter::from_fn(|| Some(words.next_u32() & 7))
+            .take(1000)
+            .filter(|v| *v <= 4)
+            .take(50)
+            .map(i64::from)
+            .collect();
+        assert_eq!(expected.len(), 50, "1000 words keep 50 values of a rule that keeps 5 of 8");
         let mut rs = RandomState::seed(123);
         assert_eq!(rs.randint(0, 5, 50).unwrap(), expected);
         let modulo: Vec<i64> = {

@@ -243,7 +243,8 @@ impl Keep for Vec<i64> {
 /// point needs; whole [`CHUNK`]s, at least one. Only the work depends on it: the scan reads on
 /// until it has enough.
 fn lookahead(count: usize, kept: usize, words_per_value: f64) -> usize {
-    let more = (count.saturating_sub(kept) as f64 * words_per_value * 1.02) as usize + CHUNK;
+    let missing = count.saturating_sub(kept);
+    let more = ((missing as f64 * words_per_value * 1.02) as usize).min(64 * missing) + CHUNK;
     more.div_ceil(CHUNK) * CHUNK
 }
 
