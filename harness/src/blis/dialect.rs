@@ -324,13 +324,10 @@ pub fn replay_supported(
         return Ok(*r);
     }
     let (help, status) = help_output(binary, cwd, env, "replay", timeout)?;
-    if !status.success() {
-        // cobra's answer for a subcommand the binary lacks (exit 1); any other failure (a Go
-        // panic exits 2) says nothing about the flags, so it is no "release without replay".
-        if help.contains("unknown command \"replay\"") {
-            REPLAY.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).insert(key, false);
-            return Ok(false);
-        }
+    // cobra's answer for a subcommand the binary lacks (exit 1); any other failure (a Go panic
+    // exits 2) says nothing about the flags, so it is no "release without replay".
+    let lacks_replay = !status.success() && help.contains("unknown command \"replay\"");
+    if !status.success() && !lacks_replay {
         let said: Vec<&str> = help.lines().map(str::trim_end).filter(|l| !l.is_empty()).collect();
         let said = said[said.len().saturating_sub(10)..].join("\n  ");
         return Err(format!(
@@ -340,9 +337,10 @@ pub fn replay_supported(
         ));
     }
     let flags = listed_flags(&help);
-    let supported = ["--trace-header", "--trace-data", "--session-mode", "--horizon", "--metrics-path", "--seed"]
-        .iter()
-        .all(|f| flags.iter().any(|g| g == f));
+    let supported = !lacks_replay
+        && ["--trace-header", "--trace-data", "--session-mode", "--horizon", "--metrics-path", "--seed"]
+            .iter()
+            .all(|f| flags.iter().any(|g| g == f));
     REPLAY.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).insert(key, supported);
     Ok(supported)
 }

@@ -39,6 +39,11 @@ exec {} "$@"
     opts
 }
 
+/// A point in the replayed form, the only form that asks `replay --help`.
+fn vectors_point(checkout: &Checkout) -> blis::PointSpec {
+    blis::PointSpec { form: LengthForm::Vectors, ..point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0) }
+}
+
 fn error_of(result: Result<blis::RunReport, harness::task::TaskError>) -> String {
     match result {
         Ok(report) => panic!("the run must be refused, got {:?}", report.outcomes[0].result),
@@ -62,8 +67,7 @@ fn a_replay_probe_that_crashes_is_an_error_not_a_release_without_replay() {
     let checkout = Checkout::new();
     let log = tempfile::tempdir().unwrap();
     let opts = release(&checkout, "crash", &log.path().join("probes"));
-    let mut p = point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0);
-    p.form = LengthForm::Vectors;
+    let p = vectors_point(&checkout);
     let e = error_of(blis::run_points(&[p], &opts));
     assert!(e.contains("replay --help") && e.contains("crashed (killed by signal 11)"), "{e}");
     assert!(!e.contains("blis-seal-"), "the message names the user's binary: {e}");
@@ -75,8 +79,7 @@ fn a_replay_probe_that_hangs_is_stopped_at_the_runs_timeout() {
     let log = tempfile::tempdir().unwrap();
     let mut opts = release(&checkout, "hang", &log.path().join("probes"));
     opts.timeout = Duration::from_secs(1);
-    let mut p = point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0);
-    p.form = LengthForm::Vectors;
+    let p = vectors_point(&checkout);
     let e = error_of(blis::run_points(&[p], &opts));
     assert!(e.contains("replay --help` did not finish within 1s"), "{e}");
 }
@@ -86,8 +89,7 @@ fn a_replay_probe_that_panics_is_an_error_naming_the_probe_and_what_it_said() {
     let checkout = Checkout::new();
     let log = tempfile::tempdir().unwrap();
     let opts = release(&checkout, "panic", &log.path().join("probes"));
-    let mut p = point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0);
-    p.form = LengthForm::Vectors;
+    let p = vectors_point(&checkout);
     let e = error_of(blis::run_points(&[p], &opts));
     let bin = checkout.dir.path().join("blis");
     assert!(e.contains(&format!("`{} replay --help` exited with exit status: 2", bin.display())), "{e}");
@@ -100,8 +102,7 @@ fn a_release_whose_replay_is_an_unknown_command_models_no_vectors_point() {
     let checkout = Checkout::new();
     let log = tempfile::tempdir().unwrap();
     let opts = release(&checkout, "", &log.path().join("probes"));
-    let mut p = point(checkout.scenario("synthetic-h100-vllm-tp2"), 2, 0);
-    p.form = LengthForm::Vectors;
+    let p = vectors_point(&checkout);
     let report = blis::run_points(&[p], &opts).expect("a release without replay runs");
     let f = report.outcomes[0].result.as_ref().expect_err("no replay, no vectors point");
     assert_eq!(f.kind, blis::FailureKind::NotModelled, "{f:?}");
