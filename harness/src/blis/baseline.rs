@@ -666,6 +666,7 @@ pub fn validate_baseline(path: &Path) -> Result<std::path::PathBuf, TaskError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::score::ArmPoint;
     use oracles::bootstrap::{self, Interval, SweepTotal};
 
     fn totals(v: &[f64]) -> Vec<SweepTotal> {
@@ -725,5 +726,289 @@ mod tests {
         // Within the margin, or on a figure the rule does not hold: no change detected.
         assert_eq!(verdict(Some(10.3), Some(10.0), Some(&undefined), true, 0.5), Verdict::NoChange);
         assert_eq!(verdict(Some(26.0), Some(10.0), Some(&undefined), false, 0.5), Verdict::NoChange);
+    }
+
+    // The rule at its edges: "more than the margin" and "above zero" are strict (docs/baseline.md).
+    #[test]
+    fn the_margin_and_zero_are_strict_edges_and_the_difference_is_a_subtraction() {
+        let ok = |low: f64, high: f64| -> CellInterval { Ok(Interval { low, high }) };
+        let v = |c: f64, b: f64, i: &CellInterval, held: bool, margin: f64| {
+            verdict(Some(c), Some(b), Some(i), held, margin)
+        };
+        // 10.5 - 10.0 is exactly the margin 0.5: not more than it.
+        assert_eq!(v(10.5, 10.0, &ok(0.1, 0.9), true, 0.5), Verdict::NoChange);
+        assert_eq!(v(10.0, 10.5, &ok(-0.9, -0.1), true, 0.5), Verdict::NoChange);
+        // An interval touching zero does not lie above (or below) it.
+        assert_eq!(v(12.0, 10.0, &ok(0.0, 3.0), true, 0.5), Verdict::NoChange);
+        assert_eq!(v(10.0, 12.0, &ok(-3.0, 0.0), true, 0.5), Verdict::NoChange);
+        // A 2-point difference beyond a 1.5 margin (their ratio, 1.2, is not).
+        assert_eq!(v(12.0, 10.0, &ok(1.0, 3.0), true, 1.5), Verdict::Worse);
+        assert_eq!(v(10.0, 12.0, &ok(-3.0, -1.0), true, 1.5), Verdict::Better);
+        // Better needs both the margin and the interval below zero.
+        assert_eq!(v(10.0, 12.0, &ok(-3.0, 1.0), true, 0.5), Verdict::NoChange);
+        // Worse by 2 is not better, whatever the interval says.
+        assert_eq!(v(12.0, 10.0, &ok(-3.0, -1.0), false, 0.5), Verdict::NoChange);
+        // The margin alone, at its edge.
+        let undefined: CellInterval = Err("not defined: 1 sweep".into());
+        assert_eq!(v(10.5, 10.0, &undefined, true, 0.5), Verdict::NoChange);
+        assert_eq!(v(10.0, 10.5, &undefined, true, 0.5), Verdict::NoChange);
+        assert_eq!(verdict(None, Some(1.0), None, true, 0.5), Verdict::NotComputed);
+    }
+
+    #[test]
+    fn a_rule_without_resamples_takes_the_documented_ten_thousand() {
+        let rule: BaselineRule = serde_yaml::from_str("margin: 0.5\nfigures: [all.tpot_shape]\nwhy: w\n").unwrap();
+        assert_eq!(rule.resamples, 10_000);
+    }
+
+    fn side(sha: &str) -> Side {
+        Side {
+            name: "blis".into(),
+            sha256: sha.into(),
+            env: vec![],
+            ran: 3,
+            cached: 1,
+            with_value: 4,
+            failed: 0,
+            not_modelled_sweeps: 0,
+        }
+    }
+
+    fn row(
+        key: &str,
+        candidate: Option<f64>,
+        baseline: Option<f64>,
+        interval: Option<CellInterval>,
+        held: bool,
+    ) -> FigureRow {
+        let verdict = verdict(candidate, baseline, interval.as_ref(), held, 0.5);
+        FigureRow {
+            key: key.into(),
+            tier: Tier::All,
+            metric: ErrorMetric::TpotShape,
+            sweeps: 3,
+            n: 12,
+            candidate,
+            baseline,
+            interval,
+            held,
+            verdict,
+        }
+    }
+
+    fn sweep(scenario: &str, tier: Tier, c: Option<f64>, b: Option<f64>) -> SweepRow {
+        let means = ErrorMetric::ALL.iter().map(|&m| (m, (c, b))).collect();
+        SweepRow { scenario: scenario.into(), label: "L".into(), tier, means }
+    }
+
+    fn comparison(figures: Vec<FigureRow>, sweeps: Vec<SweepRow>) -> Comparison {
+        let scored = Scored {
+            corpus_source: String::new(),
+            release: String::new(),
+            selection: score::Selection::vllm(None),
+            arms: vec![],
+            sweeps: vec![],
+            dropped: vec![],
+            excursions: vec![],
+            prefix_caching_points: 0,
+            provenance_counts: BTreeMap::new(),
+            inexpressible_keys: Default::default(),
+            resamples: 2000,
+        };
+        Comparison {
+            candidate: side("aa"),
+            baseline: side("bb"),
+            rule: BaselineRule {
+                margin: 0.5,
+                figures: vec!["all.tpot_shape".into()],
+                resamples: 2000,
+                why: "w".into(),
+            },
+            figures,
+            sweeps,
+            only_candidate: vec![],
+            only_baseline: vec![],
+            scored,
+            arms: vec![],
+            same_folder: false,
+        }
+    }
+
+    #[test]
+    fn a_difference_is_candidate_minus_baseline_and_needs_both() {
+        assert_eq!(row("k", Some(12.5), Some(10.0), None, true).delta(), Some(2.5));
+        assert_eq!(row("k", Some(12.5), None, None, true).delta(), None);
+        assert_eq!(sweep("s", Tier::All, Some(3.0), Some(7.5)).delta(ErrorMetric::TtftShape), Some(-4.5));
+        assert_eq!(sweep("s", Tier::All, None, Some(7.5)).delta(ErrorMetric::TtftShape), None);
+    }
+
+    #[test]
+    fn the_margin_alone_decides_only_where_both_have_a_value_and_no_interval() {
+        let undefined = || Some(Err::<Interval, String>("not defined: 1 sweep".into()));
+        assert!(margin_alone(&row("k", Some(1.0), Some(2.0), undefined(), true)));
+        assert!(!margin_alone(&row("k", Some(1.0), Some(2.0), Some(Ok(Interval { low: -2.0, high: -0.5 })), true)));
+        assert!(!margin_alone(&row("k", None, Some(2.0), undefined(), true)));
+        assert!(!margin_alone(&row("k", Some(1.0), None, undefined(), true)));
+    }
+
+    #[test]
+    fn numbers_print_two_decimals_and_signed_differences_four() {
+        assert_eq!((num(Some(1.234)), num(None)), ("1.23".to_string(), "-".to_string()));
+        assert_eq!(signed(Some(0.0)), "0");
+        assert_eq!(signed(Some(0.5)), "+0.5000");
+        assert_eq!(signed(Some(-0.25)), "-0.2500");
+        assert_eq!(signed(None), "-");
+        assert_eq!(interval_text(None), "-");
+        assert_eq!(interval_text(Some(&Err("why".into()))), "why");
+        assert_eq!(interval_text(Some(&Ok(Interval { low: 0.125, high: 2.0 }))), "[0.12, 2.00]");
+        assert_eq!(tier_name(Tier::MeasuredOrResolved), "measured_or_resolved");
+    }
+
+    #[test]
+    fn worse_better_and_not_compared_name_their_figures() {
+        let c = comparison(
+            vec![
+                row("all.tpot_shape", Some(12.0), Some(10.0), Some(Ok(Interval { low: 1.0, high: 3.0 })), true),
+                row("all.ttft_shape", Some(10.0), Some(12.0), Some(Ok(Interval { low: -3.0, high: -1.0 })), true),
+                row("all.tpot_mape", None, Some(12.0), None, true),
+                row("all.ttft_mape", None, None, None, false),
+            ],
+            vec![],
+        );
+        let keys = |v: Vec<&FigureRow>| v.iter().map(|f| f.key.clone()).collect::<Vec<_>>();
+        assert_eq!(keys(c.worse()), ["all.tpot_shape"]);
+        assert_eq!(keys(c.better()), ["all.ttft_shape"]);
+        assert_eq!(keys(c.not_compared()), ["all.tpot_mape"]);
+        assert!(!c.compared_nothing());
+        assert!(!c.no_difference());
+        // Only an unheld figure computed, or only held ones not computed: nothing was compared.
+        let unheld =
+            comparison(vec![row("a", Some(1.0), Some(1.0), None, false), row("b", None, None, None, true)], vec![]);
+        assert!(unheld.compared_nothing());
+        assert!(comparison(vec![], vec![]).compared_nothing());
+    }
+
+    #[test]
+    fn no_difference_needs_a_computed_figure_all_identical_and_no_one_sided_point() {
+        let same = |held| row("all.tpot_shape", Some(3.0), Some(3.0), None, held);
+        assert!(comparison(vec![same(true), row("x", None, None, None, true)], vec![]).no_difference());
+        assert!(!comparison(vec![row("x", None, None, None, true)], vec![]).no_difference());
+        assert!(!comparison(vec![same(true), row("y", Some(3.0), Some(4.0), None, false)], vec![]).no_difference());
+        let mut one_sided = comparison(vec![same(true)], vec![]);
+        one_sided.only_candidate.push(PointKey::new("s", "L", 8));
+        assert!(!one_sided.no_difference());
+        let mut one_sided = comparison(vec![same(true)], vec![]);
+        one_sided.only_baseline.push(PointKey::new("s", "L", 8));
+        assert!(!one_sided.no_difference());
+    }
+
+    #[test]
+    fn the_sweeps_that_moved_most_are_the_largest_moves_of_the_tier_and_never_a_still_one() {
+        let c = comparison(
+            vec![],
+            vec![
+                sweep("a", Tier::All, Some(5.0), Some(4.0)),
+                sweep("b", Tier::Strict, Some(1.0), Some(9.0)),
+                sweep("c", Tier::All, Some(2.0), Some(2.0)),
+                sweep("d", Tier::All, Some(2.0), Some(4.5)),
+                sweep("e", Tier::All, Some(2.0), Some(2.5)),
+                sweep("f", Tier::All, None, Some(2.5)),
+            ],
+        );
+        let all = row("all.tpot_shape", Some(1.0), Some(2.0), None, true);
+        let moved: Vec<_> = c.moved_most(&all).iter().map(|(s, d)| (s.scenario.clone(), *d)).collect();
+        assert_eq!(moved, [("b".to_string(), -8.0), ("d".to_string(), -2.5), ("a".to_string(), 1.0)]);
+        let mut strict = all.clone();
+        strict.tier = Tier::Strict;
+        let moved: Vec<_> = c.moved_most(&strict).iter().map(|(s, _)| s.scenario.clone()).collect();
+        assert_eq!(moved, ["b"]);
+    }
+
+    #[test]
+    fn the_report_states_each_verdict_with_its_figures() {
+        let worse = row("all.tpot_shape", Some(12.0), Some(10.0), Some(Ok(Interval { low: 1.0, high: 3.0 })), true);
+        let better = row("all.ttft_shape", Some(10.0), Some(12.0), Some(Ok(Interval { low: -3.0, high: -1.0 })), true);
+        let alone = row("all.tpot_mape", Some(10.2), Some(10.0), Some(Err("not defined: 1 sweep".into())), true);
+        let mut c = comparison(vec![worse, better, alone], vec![sweep("s1", Tier::All, Some(12.0), Some(10.0))]);
+        c.only_baseline.push(PointKey::new("s2", "L2", 16));
+        let text = c.verdict_text();
+        assert!(text.contains("WORSE: all.tpot_shape candidate 12.00 vs baseline 10.00 (+2.0000 > margin 0.5, 95% interval [1.00, 3.00] above zero)"), "{text}");
+        assert!(text.contains("  moved most: s1 L +2.0000"), "{text}");
+        assert!(text.contains("better: all.ttft_shape candidate 10.00 vs baseline 12.00 (-2.0000, 95% interval [-3.00, -1.00] below zero)"), "{text}");
+        assert!(text.contains("no change detected: all.tpot_mape (+0.2000, 95% interval not defined: 1 sweep; fewer than 2 comparable sweeps: the margin rule alone decides)"), "{text}");
+        assert!(!text.contains("NOT COMPARED") && !text.contains("no difference"), "{text}");
+        let render = c.render();
+        assert!(
+            render.contains("- candidate: `blis` sha256 aa: 4 points with a value, 0 failed, 0 sweeps not modelled"),
+            "{render}"
+        );
+        assert!(render.contains("left out (modelled by one only): 1\n\n  - s2 L2\n"), "{render}");
+        assert!(
+            render.contains("| `all.tpot_shape` | 3 | 12 | 12.00 | 10.00 | +2.0000 | [1.00, 3.00] | yes | WORSE |"),
+            "{render}"
+        );
+        assert!(render.contains("| s1 | L | all | 12.00 | 10.00 | +2.0000 | 12.00 | 10.00 | +2.0000 |"), "{render}");
+        assert!(render.contains("Points only the baseline can model: 1\n- s2 L2 c=16"), "{render}");
+        assert!(!render.contains("the same binary"), "{render}");
+        assert!(render.ends_with(&text));
+        assert_eq!(
+            c.cache_lines(),
+            "candidate: 3 points ran, 1 served from the cache\nbaseline: 3 points ran, 1 served from the cache\n"
+        );
+        let json = c.json();
+        assert_eq!(json["worse"], json!(["all.tpot_shape"]));
+        assert_eq!(json["better"], json!(["all.ttft_shape"]));
+        assert_eq!(json["figures"][0]["difference"], json!(2.0));
+        assert_eq!(json["figures"][2]["margin_alone"], json!(true));
+        assert_eq!(json["sweeps"][0]["metrics"]["ttft_shape"]["difference"], json!(2.0));
+        assert_eq!(json["only_baseline"][0]["concurrency"], json!(16));
+        // One binary, one folder; one binary's bytes from two folders.
+        let mut same = comparison(vec![row("all.tpot_shape", Some(3.0), Some(3.0), None, true)], vec![]);
+        same.baseline.sha256 = "aa".into();
+        assert!(same.render().contains("- the same binary's bytes, run from two folders"));
+        same.same_folder = true;
+        assert!(same.render().contains("- the two are the same binary, run from the same folder"));
+        assert!(same.verdict_text().starts_with("no difference: every BLIS figure computed is the same"));
+        same.baseline.env.push("X=1".into());
+        assert!(!same.render().contains("the same binary"));
+        assert!(comparison(vec![], vec![])
+            .verdict_text()
+            .starts_with("NOT COMPARED: no figure the rule holds (all.tpot_shape)"));
+    }
+
+    #[test]
+    fn points_with_a_tpot_value_from_one_binary_only_are_one_sided() {
+        let p = |tpot: Option<f64>| ArmPoint { tpot, ttft: Some(1.0) };
+        let a = Arm::simulated(
+            "A",
+            "blis",
+            [
+                (PointKey::new("s", "x", 1), p(Some(1.0))),
+                (PointKey::new("s", "y", 1), p(Some(1.0))),
+                (PointKey::new("s", "z", 1), p(None)),
+            ]
+            .into(),
+        );
+        let b = Arm::simulated(
+            "B",
+            "b",
+            [
+                (PointKey::new("s", "y", 1), p(Some(2.0))),
+                (PointKey::new("s", "z", 1), p(Some(2.0))),
+                (PointKey::new("s", "w", 1), p(Some(2.0))),
+            ]
+            .into(),
+        );
+        let (only_a, only_b) = one_sided(&a, &b);
+        let labels = |v: Vec<PointKey>| v.into_iter().map(|k| k.label).collect::<Vec<_>>();
+        assert_eq!(labels(only_a), ["x"]);
+        assert_eq!(labels(only_b), ["w", "z"]);
+    }
+
+    #[test]
+    fn a_baseline_path_that_cannot_run_is_refused_naming_the_flag() {
+        let missing = Path::new("/nonexistent/blis-baseline");
+        let err = validate_baseline(missing).unwrap_err().to_string();
+        assert!(err.starts_with("--baseline-blis /nonexistent/blis-baseline: "), "{err}");
     }
 }
