@@ -310,6 +310,51 @@ mod tests {
             "the point m c=2 seed=0 (key bbbbbbbbbbbb) differs between the renderings: /result/ok/tpot_ms: 2.0000001 vs 2.0000002"
         );
     }
+
+    fn committed() -> Manifest {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        crate::gate::load_manifest(&root.join("figures.yaml")).unwrap()
+    }
+
+    #[test]
+    fn only_selects_a_figure_its_group_and_nothing_that_merely_shares_a_prefix() {
+        let m = committed();
+        let id = "inputs/lock-verify";
+        assert!(selects(&m, id, id));
+        assert!(selects(&m, "inputs/", id));
+        assert!(selects(&m, "inputs", id), "the trailing / may be left out");
+        assert!(!selects(&m, "inp", id));
+        assert!(!selects(&m, "inputs/lock", id));
+        // Where a figure has exactly the id, the bare word is that figure, not a group.
+        let child = "gate/manifest-consistent/more";
+        assert!(!selects(&m, "gate/manifest-consistent", child));
+        assert!(selects(&m, "gate/manifest-consistent/", child));
+    }
+
+    #[test]
+    fn a_value_half_a_last_digit_away_matches_and_text_matches_up_to_spacing() {
+        let mut m = committed();
+        let mut f = m.figures.remove(0);
+        f.expect = Expect::Number("10.05".into());
+        f.tolerance = Some("last-digit".into());
+        // 10.045 and 10.055 are half a unit of the last published place from 10.05: within it
+        // (inclusive), although in binary 10.05 - 10.045 is a little more than 0.005.
+        assert!(compare(&m, &f, &Value::Number(10.045)).1);
+        assert!(compare(&m, &f, &Value::Number(10.055)).1);
+        assert!(!compare(&m, &f, &Value::Number(10.044)).1);
+        assert!(!compare(&m, &f, &Value::Number(10.056)).1);
+        f.expect = Expect::Text("a  b\nc".into());
+        assert!(compare(&m, &f, &Value::Text("a b c".into())).1);
+        assert!(!compare(&m, &f, &Value::Text("a b d".into())).1);
+    }
+
+    #[test]
+    fn arrays_of_different_lengths_differ_at_the_array() {
+        let (a, b) = (serde_json::json!({"x": [1, 2]}), serde_json::json!({"x": [1, 2, 3]}));
+        assert_eq!(first_json_difference(&a, &b, String::new()).as_deref(), Some("/x: [1,2] vs [1,2,3]"));
+        let (a, b) = (serde_json::json!({"x": [1, 2]}), serde_json::json!({"x": [1, 5]}));
+        assert_eq!(first_json_difference(&a, &b, String::new()).as_deref(), Some("/x/1: 2 vs 5"));
+    }
 }
 
 /// What the lock verification says about the inputs every other figure reads: per input, why
