@@ -1005,6 +1005,83 @@ mod tests {
         assert_eq!(labels(only_b), ["w", "z"]);
     }
 
+    /// A column of simulated milliseconds (TPOT; TTFT ten times it) per sweep label.
+    fn column(ms: &[(&str, [f64; 3])]) -> Column {
+        let points = ms
+            .iter()
+            .flat_map(|(label, tpot)| {
+                [1, 2, 4].into_iter().zip(*tpot).map(move |(c, t)| {
+                    (PointKey::new("m-h100.yaml", label, c), ArmPoint { tpot: Some(t), ttft: Some(t * 10.0) })
+                })
+            })
+            .collect();
+        Column {
+            arm: Arm::simulated("BLIS", "blis", points),
+            notes: vec![],
+            sweep_notes: vec![],
+            succeeded: 6,
+            failed: 0,
+            not_modelled_sweeps: 0,
+            modelled_sweeps: 2,
+            outcomes: vec![],
+            ran: 6,
+            cached: 0,
+            form: Default::default(),
+            binary_sha256: "sha".into(),
+            target: super::super::Target::Scenario,
+            info: Default::default(),
+        }
+    }
+
+    /// Two binaries over two sweeps whose measured TPOT relatives are 1, 2, 4: the candidate
+    /// keeps that shape exactly, the baseline is 10% (first sweep) and 20% (second) high at
+    /// c=2 and c=4. By the anchor-exclusive definition the candidate's TPOT shape error is 0
+    /// and the baseline's the mean of |10|, |10|, |20|, |20| = 15; each sweep's paired
+    /// difference is -10 and -20, so every resample's interval lies within [-20, -10].
+    #[test]
+    fn two_columns_are_scored_each_as_its_own_arm_with_a_paired_interval_per_figure() {
+        let mut f = crate::score::tests::Fixture::new();
+        f.sweeps.push(crate::score::tests::sweep("m-h100.yaml", "8k1k", "8192:1024"));
+        for label in ["1k1k", "8k1k"] {
+            f.anchors.push(json!({"scenario": "m-h100.yaml", "label": label, "framework": "vllm", "gpu": "h100",
+                "absolute_tpot_us": {"1": 10000.0, "2": 20000.0, "4": 40000.0},
+                "absolute_ttft_us": {"1": 100000.0, "2": 200000.0, "4": 400000.0},
+                "source_run_date": "d", "source_config_id": 1, "relative_agreement": 0.0}));
+        }
+        let (corpora, scenarios) = f.load().unwrap();
+        let resolved = crate::score::resolve::resolve(&corpora, &scenarios, None, &score::Selection::vllm(None));
+        let cand = column(&[("1k1k", [10.0, 20.0, 40.0]), ("8k1k", [10.0, 20.0, 40.0])]);
+        let base = column(&[("1k1k", [10.0, 22.0, 44.0]), ("8k1k", [10.0, 24.0, 48.0])]);
+        let rule =
+            BaselineRule { margin: 1.0, figures: vec!["all.tpot_shape".into()], resamples: 2000, why: "w".into() };
+        let opts = |binary: &str, root: &str| {
+            let mut o = RunOptions::new(binary.into(), "catalog".into(), "registry".into());
+            o.blis_root = root.into();
+            o
+        };
+        let (c_opts, b_opts) = (opts("/a/blis", "/a"), opts("/b/blis-old", "/b"));
+        let cmp = compare_columns(&resolved, (&c_opts, &cand), (&b_opts, &base), &rule).unwrap();
+        assert!(cmp.scored.dropped.is_empty(), "{:?}", cmp.scored.dropped);
+        assert_eq!((cmp.candidate.name.as_str(), cmp.baseline.name.as_str()), ("blis", "blis-old"));
+        assert!(!cmp.same_folder);
+        let shape = cmp.figures.iter().find(|f| f.key == "all.tpot_shape").unwrap();
+        assert!(shape.held && shape.sweeps == 2 && shape.n == 4, "{shape:?}");
+        assert!(shape.candidate.unwrap().abs() < 1e-9, "{shape:?}");
+        assert!((shape.baseline.unwrap() - 15.0).abs() < 1e-9, "{shape:?}");
+        let i = shape.interval.clone().expect("both have a value: the paired interval is computed").unwrap();
+        assert!(-20.0 - 1e-9 <= i.low && i.low <= i.high && i.high <= -10.0 + 1e-9, "{i:?}");
+        assert_eq!(shape.verdict, Verdict::Better);
+        // Each sweep's row holds its own means: (candidate, baseline).
+        let row = |label: &str| cmp.sweeps.iter().find(|s| s.label == label).unwrap().means[&ErrorMetric::TpotShape];
+        let (c1, b1) = row("1k1k");
+        let (c2, b2) = row("8k1k");
+        assert!(c1.unwrap().abs() < 1e-9 && c2.unwrap().abs() < 1e-9);
+        assert!((b1.unwrap() - 10.0).abs() < 1e-9 && (b2.unwrap() - 20.0).abs() < 1e-9);
+        // Both from one folder is said so (the report then warns that they share its files).
+        let same = compare_columns(&resolved, (&c_opts, &cand), (&opts("/a/blis-old", "/a"), &base), &rule).unwrap();
+        assert!(same.same_folder);
+    }
+
     #[test]
     fn a_baseline_path_that_cannot_run_is_refused_naming_the_flag() {
         let missing = Path::new("/nonexistent/blis-baseline");

@@ -355,6 +355,97 @@ mod tests {
         let (a, b) = (serde_json::json!({"x": [1, 2]}), serde_json::json!({"x": [1, 5]}));
         assert_eq!(first_json_difference(&a, &b, String::new()).as_deref(), Some("/x/1: 2 vs 5"));
     }
+
+    /// Renders nothing real: records each call, and gives `error-definition` a point record
+    /// and `fixtures-check` a point table, so the evaluation's bookkeeping shows.
+    #[derive(Default)]
+    struct Recorder(std::cell::RefCell<Vec<String>>);
+
+    impl Renderer for Recorder {
+        fn render(&self, task: &str) -> anyhow::Result<String> {
+            self.0.borrow_mut().push(task.to_string());
+            let mut out = TaskOutput::default();
+            match task {
+                "error-definition" => out.blis_points = vec![serde_json::json!({"label": "p"})],
+                "fixtures-check" => out.points = vec![serde_json::json!({"seed": 0})],
+                _ => {}
+            }
+            Ok(Rendered::Output(out).to_json())
+        }
+    }
+
+    /// The committed manifest over stand-in inputs: the vendored defaults hidden, and each of
+    /// `given` an empty folder (present, as far as refusals go).
+    fn run(given: &[InputKind], only: &[&str]) -> (Vec<FigureResult>, BlisPoints, PointTables, Vec<String>, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = |kind: InputKind| {
+            given.contains(&kind).then(|| {
+                let p = dir.path().join(kind.name());
+                std::fs::create_dir(&p).unwrap();
+                p
+            })
+        };
+        let flags = crate::inputs::Flags {
+            measurements: folder(InputKind::Measurements),
+            catalog: folder(InputKind::Catalog),
+            registry: folder(InputKind::Registry),
+            scenarios: folder(InputKind::Scenarios),
+            ..Default::default()
+        };
+        let inputs = Inputs::resolve(&flags, |v| (v == crate::inputs::IGNORE_VENDORED).then(|| "1".to_string()));
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let cx = Context { inputs, manifest: root.join("figures.yaml"), lock: dir.path().join("no.lock") };
+        let only: Vec<String> = only.iter().map(|s| s.to_string()).collect();
+        let recorder = Recorder::default();
+        let mut progress = String::new();
+        let mut seen = |i: usize, n: usize, task: &str| progress.push_str(&format!("{i}/{n} {task};"));
+        let (results, points, tables) =
+            evaluate_with_points(&committed(), &cx, &recorder, &GateOptions { only: &only }, &mut seen);
+        (results, points, tables, recorder.0.into_inner(), progress)
+    }
+
+    #[test]
+    fn each_task_a_selected_figure_can_run_renders_twice_and_the_lock_first_when_trees_are_read() {
+        let trees = [InputKind::Catalog, InputKind::Registry, InputKind::Scenarios];
+        let all = [&trees[..], &[InputKind::Measurements]].concat();
+        let only = ["error-definition/snapshot-rows", "fixtures/check-seed0", "headline/strict/sweeps"];
+        let (results, points, tables, calls, progress) = run(&all, &only);
+        // headline also needs the corpora's trees, given here, and the corpora: given too (empty).
+        assert_eq!(
+            calls,
+            ["lock-verify", "lock-verify", "error-definition", "error-definition", "fixtures-check", "fixtures-check"]
+                .into_iter()
+                .chain(["headline"; 2])
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(progress, "0/4 lock-verify;1/4 error-definition;2/4 fixtures-check;3/4 headline;4/4 ;");
+        assert_eq!(results.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), only);
+        assert_eq!(points.keys().collect::<Vec<_>>(), ["error-definition"]);
+        assert_eq!(tables.keys().collect::<Vec<_>>(), ["fixtures-check"]);
+
+        // Without the corpora, headline is refused before it runs and says it lacks an input;
+        // error-definition is refused too, and what is left reads no locked input: no lock.
+        let (results, _, _, calls, _) = run(&trees, &only);
+        assert_eq!(calls, ["fixtures-check", "fixtures-check"]);
+        let status = |id: &str| {
+            let r = results.iter().find(|r| r.id == id).unwrap();
+            (r.status, r.refusal)
+        };
+        assert_eq!(status("headline/strict/sweeps"), (Status::Refused, Some(RefusalKind::MissingInput)));
+        assert_eq!(status("error-definition/snapshot-rows"), (Status::Refused, Some(RefusalKind::MissingInput)));
+        assert!(results.iter().all(|r| r.status == Status::Refused || r.refusal.is_none()));
+
+        // A task that reads a locked input, but no trees to verify: the lock is not run.
+        let (_, _, _, calls, _) = run(&[InputKind::Measurements], &only[..1]);
+        assert_eq!(calls, ["error-definition", "error-definition"]);
+    }
+
+    #[test]
+    fn no_only_selects_every_figure_of_the_manifest() {
+        let (results, _, _, _, _) = run(&[], &[]);
+        assert_eq!(results.len(), committed().figures.len());
+        assert!(results.len() > 100);
+    }
 }
 
 /// What the lock verification says about the inputs every other figure reads: per input, why

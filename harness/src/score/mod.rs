@@ -46,4 +46,4 @@ pub use crate::corpus::corpora::{
 };
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

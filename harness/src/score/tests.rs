@@ -11,7 +11,7 @@ use serde_json::json;
 use std::collections::BTreeMap;
 
 /// A vLLM sweep on h100 with measured relatives 1, 2, 4 and both arms off by known factors.
-fn sweep(scenario: &str, label: &str, workload: &str) -> serde_json::Value {
+pub(crate) fn sweep(scenario: &str, label: &str, workload: &str) -> serde_json::Value {
     let point = |c: u32, m: f64| {
         json!({
             "concurrency": c, "status": "success",
@@ -35,15 +35,15 @@ fn totals() -> serde_json::Value {
 }
 
 /// Writes a corpus folder (four files) and a scenario folder with `m-h100.yaml`.
-struct Fixture {
+pub(crate) struct Fixture {
     dir: tempfile::TempDir,
-    sweeps: Vec<serde_json::Value>,
-    settings: Vec<serde_json::Value>,
-    anchors: Vec<serde_json::Value>,
+    pub(crate) sweeps: Vec<serde_json::Value>,
+    pub(crate) settings: Vec<serde_json::Value>,
+    pub(crate) anchors: Vec<serde_json::Value>,
 }
 
 impl Fixture {
-    fn new() -> Fixture {
+    pub(crate) fn new() -> Fixture {
         Fixture {
             dir: tempfile::tempdir().unwrap(),
             sweeps: vec![sweep("m-h100.yaml", "1k1k", "1024:1024")],
@@ -79,7 +79,7 @@ impl Fixture {
         std::fs::write(s.join("m-h100.yaml"), scenario).unwrap();
     }
 
-    fn load(&self) -> Result<(Corpora, ScenarioSet)> {
+    pub(crate) fn load(&self) -> Result<(Corpora, ScenarioSet)> {
         self.write();
         Ok((Corpora::load(&self.measurements())?, crate::corpus::scenario::load_dir(&self.scenarios())?))
     }
