@@ -441,6 +441,39 @@ mod tests {
     }
 
     #[test]
+    fn renderings_that_differ_name_the_first_line_the_point_count_or_the_field_that_does() {
+        let with = |report: &str, points: usize, table: i64| {
+            let mut out = TaskOutput { report: report.into(), ..TaskOutput::default() };
+            out.blis_points = (0..points).map(|i| serde_json::json!({"key": "k", "label": i})).collect();
+            out.points = vec![serde_json::json!({"x": table})];
+            serde_json::to_string(&Rendered::Output(out)).unwrap()
+        };
+        let base = with("a\nb\n", 2, 1);
+        assert_eq!(first_difference(&base, &with("a\nc\n", 2, 1)), r#"first differing line 2: "b" vs "c""#);
+        assert_eq!(first_difference(&base, &with("a\n", 2, 1)), r#"first differing line 2: "b" vs <end>"#);
+        assert_eq!(first_difference(&base, &with("a\nb\n", 3, 1)), "the renderings hold 2 and 3 point records");
+        assert_eq!(first_difference(&base, &with("a\nb\n", 2, 5)), "first differing field /output/points/0/x: 1 vs 5");
+        let pretty = serde_json::to_string_pretty(&serde_json::from_str::<serde_json::Value>(&base).unwrap()).unwrap();
+        assert_eq!(first_difference(&base, &pretty), "the renderings differ only in the layout of their JSON");
+        assert_eq!(first_difference("x\n", "x"), "the renderings differ, and one is not JSON");
+    }
+
+    #[test]
+    fn in_process_rendering_runs_the_named_task_and_refuses_an_unknown_one() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let cx = Context {
+            inputs: Inputs::resolve(&Default::default(), |_| None),
+            manifest: root.join("figures.yaml"),
+            lock: root.join("no.lock"),
+        };
+        let text = InProcess(&cx).render("generator-known-answers").unwrap();
+        let Rendered::Output(out) = serde_json::from_str(&text).unwrap() else { panic!("{text}") };
+        assert_eq!(out.values["generator.known_answers.match"], Value::Check(true));
+        let err = InProcess(&cx).render("no-such-task").unwrap_err().to_string();
+        assert_eq!(err, "unknown task `no-such-task`");
+    }
+
+    #[test]
     fn no_only_selects_every_figure_of_the_manifest() {
         let (results, _, _, _, _) = run(&[], &[]);
         assert_eq!(results.len(), committed().figures.len());
