@@ -338,3 +338,6 @@ pub fn dropped(s: &Scored) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;
