@@ -137,3 +137,52 @@ pub fn headline_output(scored: &Scored) -> TaskOutput {
     out.count("dropped_sweeps", scored.dropped.len() as u64);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::Value;
+    use std::collections::BTreeMap;
+
+    /// The named values of the hand-built score, from the definitions by hand: AISimulate's |e|
+    /// 15 (TPOT shape), 2 (TPOT mape), 4 (TTFT mape) on each sweep, AIC's 5, 1, 2; no TTFT shape
+    /// comparisons; one sweep in STRICT and MEASURED-OR-RESOLVED (no interval), two in ALL (each
+    /// interval a point, the pair's difference 10, 1, 2).
+    #[test]
+    fn named_values_are_each_tier_count_mean_interval_and_pair_difference() {
+        let scored = crate::score::hand_built::scored();
+        let out = headline_output(&scored);
+        let mut expected: BTreeMap<String, Value> = BTreeMap::new();
+        let mut count = |k: &str, v: u64| expected.insert(k.to_string(), Value::Count(v));
+        for (t, sweeps) in [("strict", 1), ("measured_or_resolved", 1), ("all", 2)] {
+            count(&format!("{t}.sweeps"), sweeps);
+            count(&format!("{t}.n_shape"), 2 * sweeps);
+            count(&format!("{t}.n_mape"), 3 * sweeps);
+            count(&format!("{t}.n_ttft_shape"), 0);
+            count(&format!("{t}.n_ttft_mape"), sweeps);
+        }
+        count("ttft_excursions", 1);
+        count("prefix_caching_points", 3);
+        count("dropped_sweeps", 1);
+        for (t, ci) in [("strict", false), ("measured_or_resolved", false), ("all", true)] {
+            let figures = [
+                ("aisimulate", [15.0, 2.0, 4.0]),
+                ("aic", [5.0, 1.0, 2.0]),
+                ("aisimulate_minus_aic", [10.0, 1.0, 2.0]),
+            ];
+            for (arm, values) in figures {
+                for (m, v) in ["tpot_shape", "tpot_mape", "ttft_mape"].into_iter().zip(values) {
+                    let k = format!("{t}.{arm}.{m}");
+                    let value = if arm.contains("_minus_") { format!("{k}.difference") } else { k.clone() };
+                    expected.insert(value, Value::Number(v));
+                    if ci {
+                        expected.insert(format!("{k}.ci_low"), Value::Number(v));
+                        expected.insert(format!("{k}.ci_high"), Value::Number(v));
+                    }
+                }
+            }
+        }
+        assert_eq!(out.values, expected);
+        assert_eq!(out.report, render::report(&scored));
+    }
+}

@@ -46,4 +46,6 @@ pub use crate::corpus::corpora::{
 };
 
 #[cfg(test)]
+pub(crate) mod hand_built;
+#[cfg(test)]
 pub(crate) mod tests;
