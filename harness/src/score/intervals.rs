@@ -150,3 +150,6 @@ pub fn zero_line(ci: &CellInterval) -> &'static str {
         Err(_) => "no interval",
     }
 }
+
+#[cfg(test)]
+mod tests;

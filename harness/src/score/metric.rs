@@ -60,3 +60,31 @@ impl ArmErrors {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The value keys harness/figures.yaml names (`all.aisimulate.tpot_shape`, `all.n_shape`),
+    /// the report's column titles, and which list each metric reads.
+    #[test]
+    fn each_metric_has_its_key_count_key_title_and_list() {
+        let e = ArmErrors {
+            tpot_shape: vec![(2, 1.0)],
+            tpot_mape: vec![(2, 2.0)],
+            ttft_shape: vec![(2, 3.0)],
+            ttft_mape: vec![(2, 4.0)],
+        };
+        let names: Vec<_> =
+            ErrorMetric::ALL.iter().map(|&m| (m.key(), m.count_key(), m.title(), e.get(m)[0].1)).collect();
+        assert_eq!(
+            names,
+            [
+                ("tpot_shape", "n_shape", "TPOT shape", 1.0),
+                ("tpot_mape", "n_mape", "TPOT mape", 2.0),
+                ("ttft_shape", "n_ttft_shape", "TTFT shape", 3.0),
+                ("ttft_mape", "n_ttft_mape", "TTFT mape", 4.0),
+            ]
+        );
+    }
+}
