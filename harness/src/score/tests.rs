@@ -383,3 +383,80 @@ fn counts_do_not_depend_on_which_arms_ran() {
     assert_eq!((agg.n[&ErrorMetric::TpotShape], agg.n[&ErrorMetric::TtftMape]), (2, 3));
     assert_eq!(agg.mean_abs[&(0, ErrorMetric::TpotShape)], None);
 }
+
+/// `x` close to `y` entry by entry, concurrencies equal.
+fn assert_errors(x: &[(u32, f64)], y: &[(u32, f64)], what: &str) {
+    let close = x.len() == y.len() && x.iter().zip(y).all(|(a, b)| a.0 == b.0 && (a.1 - b.1).abs() < 1e-9);
+    assert!(close, "{what}: {x:?}, expected {y:?}");
+}
+
+#[test]
+fn an_excursion_names_its_neighbours_and_leaves_ttft_errors_at_the_other_points_for_every_arm() {
+    let mut f = Fixture::new();
+    f.sweeps[0]["points"][1]["measured_ttft_relative"] = json!(50.0);
+    f.anchors.push(json!({"scenario": "m-h100.yaml", "label": "1k1k", "framework": "vllm", "gpu": "h100",
+        "absolute_tpot_us": {"1": 10000.0, "2": 20000.0, "4": 40000.0},
+        "absolute_ttft_us": {"1": 100000.0, "2": 200000.0, "4": 400000.0},
+        "source_run_date": "d", "source_config_id": 1, "relative_agreement": 0.0}));
+    let (c, s) = f.load().unwrap();
+    // BLIS in ms: TPOT 11, 23, 50 against 10, 20, 40 measured; TTFT 110, (any), 500 against 100, 400.
+    let ms: BTreeMap<PointKey, ArmPoint> = [(1, 11.0, 110.0), (2, 23.0, 9999.0), (4, 50.0, 500.0)]
+        .into_iter()
+        .map(|(c, tpot, ttft)| {
+            (PointKey::new("m-h100.yaml", "1k1k", c), ArmPoint { tpot: Some(tpot), ttft: Some(ttft) })
+        })
+        .collect();
+    let arms = headline_arms(&c.e2e, Some(Arm::simulated("BLIS", "blis", ms)));
+    let scored = score(&c, &s, &arms, &Selection::vllm(None));
+    assert_eq!(
+        scored.excursions,
+        [Excursion {
+            scenario: "m-h100.yaml".into(),
+            label: "1k1k".into(),
+            concurrency: 2,
+            measured_ttft_rel: 50.0,
+            neighbours: (1.0, 4.0)
+        }]
+    );
+    let sweep = &scored.sweeps[0];
+    let comparisons: Vec<usize> = ErrorMetric::ALL.iter().map(|m| sweep.comparisons[m]).collect();
+    assert_eq!(comparisons, [2, 3, 1, 2]);
+    // shape: ((p / p_anchor) / measured relative - 1) x 100; level: (p / measured - 1) x 100.
+    let shape = |p: f64, anchor: f64, m: f64| ((p / anchor) / m - 1.0) * 100.0;
+    let blis = sweep.errors[0].as_ref().unwrap();
+    assert_errors(&blis.tpot_shape, &[(2, shape(23.0, 11.0, 2.0)), (4, shape(50.0, 11.0, 4.0))], "BLIS TPOT shape");
+    assert_errors(&blis.tpot_mape, &[(1, 10.0), (2, 15.0), (4, 25.0)], "BLIS TPOT level");
+    assert_errors(&blis.ttft_shape, &[(4, shape(500.0, 110.0, 4.0))], "BLIS TTFT shape");
+    assert_errors(&blis.ttft_mape, &[(1, 10.0), (4, 25.0)], "BLIS TTFT level");
+    // AISimulate's relatives are 1.1 x measured (1, 2, 4: the 50 is the corpus's measured value).
+    let ais = sweep.errors[1].as_ref().unwrap();
+    assert_errors(&ais.ttft_shape, &[(4, 0.0)], "AISimulate TTFT shape");
+    assert_errors(&ais.ttft_mape, &[(1, 10.0), (4, 10.0)], "AISimulate TTFT level");
+    assert_errors(&ais.tpot_mape, &[(1, 10.0), (2, 10.0), (4, 10.0)], "AISimulate TPOT level");
+    let line = "  m-h100.yaml 1k1k c=2: measured TTFT relative 50.000000 > 10 x max(1.000000, 4.000000)\n";
+    assert!(render::excursions(&scored).ends_with(line));
+}
+
+#[test]
+fn a_sweep_needs_an_anchor_and_one_more_point() {
+    let mut f = Fixture::new();
+    f.sweeps[0]["points"].as_array_mut().unwrap().truncate(2);
+    let two = f.score(None);
+    assert_eq!(two.sweeps.len(), 1);
+    assert_eq!(two.sweeps[0].comparisons[&ErrorMetric::TpotShape], 1);
+    f.sweeps[0]["points"].as_array_mut().unwrap().truncate(1);
+    assert_eq!(f.score(None).dropped[0].reason, "1 point(s): a shape needs an anchor and one more");
+}
+
+#[test]
+fn prefix_caching_points_and_monotone_follow_each_scored_sweep() {
+    // No record: vLLM's default turns prefix caching on at each of the three points.
+    let mut f = Fixture::new();
+    let mut flat = sweep("m-h100.yaml", "8k1k", "8192:1024");
+    flat["points"][2]["measured_tpot_relative"] = json!(2.0);
+    f.sweeps.push(flat);
+    let s = f.score(None);
+    assert_eq!(s.prefix_caching_points, 6);
+    assert_eq!(s.sweeps.iter().map(|w| w.monotone).collect::<Vec<_>>(), [true, false]);
+    assert!(render::header(&s).contains("points with prefix caching (scored sweeps): 6\n"));
+}
