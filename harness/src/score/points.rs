@@ -442,6 +442,118 @@ mod tests {
         assert_eq!(quote("say \"x\""), "\"say \"\"x\"\"\"");
     }
 
+    /// One sweep of the scorer's fixture with a settings record (max_num_seqs at every point)
+    /// and absolutes, scored with a BLIS column, and a second sweep dropped (c=1 failed).
+    #[test]
+    fn rows_carry_each_points_tiers_settings_values_and_errors_from_the_definitions() {
+        use crate::score::tests::{record, sweep, Fixture};
+        use crate::score::{corpus_arms, resolve, score_split, ArmPoint, Selection};
+        use serde_json::json;
+        let mut f = Fixture::new();
+        let mut failed = sweep("m-h100.yaml", "8k1k", "8192:1024");
+        failed["points"][0]["status"] = json!("failed");
+        failed["parallelism"]["moe_ep_size"] = json!(8);
+        failed["parallelism"]["moe_tp_size"] = json!(1);
+        f.sweeps.push(failed);
+        f.settings.push(record("m-h100.yaml", "1k1k", json!({"max_num_seqs": 64})));
+        f.anchors.push(json!({"scenario": "m-h100.yaml", "label": "1k1k", "framework": "vllm", "gpu": "h100",
+            "absolute_tpot_us": {"1": 10000.0, "2": 20000.0, "4": 40000.0},
+            "absolute_ttft_us": {"1": 100000.0, "2": 200000.0, "4": 400000.0},
+            "source_run_date": "d", "source_config_id": 1, "relative_agreement": 0.0}));
+        let (c, s) = f.load().unwrap();
+        let resolved = resolve::resolve(&c, &s, None, &Selection::vllm(None));
+        let ms: BTreeMap<PointKey, ArmPoint> = [(1, 11.0), (2, 23.0), (4, 50.0)]
+            .into_iter()
+            .map(|(c, t)| (PointKey::new("m-h100.yaml", "1k1k", c), ArmPoint { tpot: Some(t), ttft: Some(t * 10.0) }))
+            .collect();
+        let blis = Arm::simulated("BLIS", "blis", ms);
+        let split = score_split(&resolved, blis.clone());
+        let info = BlisPoints {
+            binary_sha256: "abc".into(),
+            form: "f".into(),
+            points: [(PointKey::new("m-h100.yaml", "1k1k", 1), BlisPoint { cache_key: "k1".into(), modelled: true })]
+                .into(),
+        };
+        let rows = table(&resolved, &split.corpus, &corpus_arms(&c.e2e), Some((&split.with_blis, &blis, &info)));
+        let order: Vec<(&str, &str, u32)> =
+            rows.iter().map(|r| (r.arm.as_str(), r.label.as_str(), r.concurrency)).collect();
+        let sweeps = |arm| {
+            [(arm, "1k1k", 1), (arm, "1k1k", 2), (arm, "1k1k", 4), (arm, "8k1k", 1), (arm, "8k1k", 2), (arm, "8k1k", 4)]
+        };
+        assert_eq!(order, [sweeps("aisimulate"), sweeps("aic"), sweeps("blis")].concat());
+
+        // AIC: relative 1 at c=1, then 1.5 x measured (2, 4): shape and level +50% off the anchor.
+        let aic: Vec<&PointRow> = rows.iter().filter(|r| r.arm == "aic" && r.label == "1k1k").collect();
+        let errors: Vec<[Option<f64>; 4]> = aic.iter().map(|r| r.errors).collect();
+        assert_eq!(
+            errors,
+            [
+                [None, Some(0.0), None, Some(0.0)],
+                [Some(50.0), Some(50.0), Some(0.0), Some(0.0)],
+                [Some(50.0), Some(50.0), Some(0.0), Some(0.0)]
+            ]
+        );
+        let anchor = aic[0];
+        assert_eq!(
+            csv(std::slice::from_ref(anchor)).lines().nth(1).unwrap(),
+            "aic,m-h100.yaml,1k1k,vllm,h100,m,tp=2 pp=1 dp=1 moe_ep=- moe_tp=-,1,1,0,1,1,1,\
+             measured,resolved,resolved,resolved,1,0,1,1,10000,100000,1,1,,,,0,,0,anchor: no shape error,,,,"
+        );
+        assert_eq!((aic[1].anchor, aic[1].not_entered.as_str(), aic[1].predicted_tpot_rel), (false, "", Some(3.0)));
+        assert_eq!(
+            (aic[2].measured_tpot_us, aic[2].measured_ttft_rel, aic[2].predicted_ttft_ms),
+            (Some(40000.0), Some(4.0), None)
+        );
+
+        // The dropped sweep: in no tier, no errors, the reason; its parallelism as given.
+        let dropped = rows.iter().find(|r| r.arm == "aic" && r.label == "8k1k" && r.concurrency == 2).unwrap();
+        assert_eq!(
+            (dropped.strict, dropped.measured_or_resolved, dropped.all, dropped.measured_tier),
+            (false, false, false, false)
+        );
+        assert_eq!((dropped.errors, dropped.not_entered.as_str()), ([None; 4], "sweep dropped: c=1 status failed"));
+        assert_eq!(dropped.parallelism, "tp=2 pp=1 dp=1 moe_ep=8 moe_tp=1");
+        assert_eq!((dropped.measured_tpot_us, dropped.provenance.len()), (None, 4));
+
+        // BLIS: milliseconds, not relatives, and its own columns where the arm knows the point.
+        let b: Vec<&PointRow> = rows.iter().filter(|r| r.arm == "blis" && r.label == "1k1k").collect();
+        assert_eq!(
+            (b[1].predicted_tpot_ms, b[1].predicted_ttft_ms, b[1].predicted_tpot_rel),
+            (Some(23.0), Some(230.0), None)
+        );
+        let row =
+            BlisRow { binary_sha256: "abc".into(), form: "f".into(), cache_key: "k1".into(), modelled: Some(true) };
+        assert_eq!(b[0].blis, Some(row));
+        let unknown =
+            BlisRow { binary_sha256: "abc".into(), form: "f".into(), cache_key: String::new(), modelled: None };
+        assert_eq!(b[2].blis, Some(unknown));
+        assert!(csv(std::slice::from_ref(b[0])).ends_with(",abc,f,k1,1\n"));
+        assert!(rows.iter().filter(|r| r.arm != "blis").all(|r| r.blis.is_none()));
+
+        // A cell is the mean |e| of its rows; BLIS TPOT level 10, 15, 25 (11, 23, 50 ms against 10, 20, 40).
+        assert_eq!(cell_mean(&rows, Tier::MeasuredOrResolved, "aic", ErrorMetric::TpotShape), Some(50.0));
+        assert_eq!(cell_mean(&rows, Tier::Strict, "aic", ErrorMetric::TpotShape), None);
+        let blis_level = cell_mean(&rows, Tier::All, "blis", ErrorMetric::TpotMape).unwrap();
+        assert!((blis_level - 50.0 / 3.0).abs() < 1e-9, "{blis_level}");
+        let ttft_level = cell_rows(&rows, Tier::All, "aisimulate", ErrorMetric::TtftMape);
+        assert_eq!(ttft_level.iter().map(|(r, _)| r.concurrency).collect::<Vec<_>>(), [1, 2, 4]);
+        let from_rows = contributions(&rows, Tier::All, "aic", ErrorMetric::TpotShape);
+        assert_eq!((from_rows.len(), from_rows[0].share, from_rows[0].n), (1, 50.0, 2));
+        assert_eq!(scored_contributions(&split.corpus, Tier::All, 1, ErrorMetric::TpotShape), from_rows);
+
+        assert_eq!(from_values(&to_values(&rows)).unwrap(), rows);
+        let e = from_values(&[to_values(&rows)[0].clone(), json!({"arm": 1})]).unwrap_err().to_string();
+        assert!(e.starts_with("point row 1: "), "{e}");
+    }
+
+    #[test]
+    fn each_metric_reads_its_error_column() {
+        let columns: Vec<&str> = ErrorMetric::ALL.iter().map(|&m| column(m)).collect();
+        assert_eq!(columns, ["tpot_shape_error", "tpot_ape", "ttft_shape_error", "ttft_ape"]);
+        let h = header();
+        assert_eq!(h[h.len() - 9..h.len() - 5], columns);
+    }
+
     #[test]
     fn every_row_has_one_cell_per_header_column() {
         let row =

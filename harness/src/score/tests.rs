@@ -91,7 +91,7 @@ impl Fixture {
     }
 }
 
-fn record(scenario: &str, label: &str, passed: serde_json::Value) -> serde_json::Value {
+pub(crate) fn record(scenario: &str, label: &str, passed: serde_json::Value) -> serde_json::Value {
     let at = json!({"passed": passed, "resolved": {}});
     json!({"scenario": scenario, "label": label, "framework": "vllm", "gpu": "h100",
         "source_run_date": "d", "source_config_id": 1,
