@@ -203,8 +203,8 @@ fn missing_corpus_file_is_an_error_naming_it() {
     assert!(e.contains(ABSOLUTES_FILE) && e.contains("BLIS_MEASUREMENTS"), "{e}");
 }
 
-fn gaps_of(f: &Fixture) -> Vec<gaps::Gap> {
-    let (c, s) = f.load().unwrap();
+/// A catalog with `m`'s graph and h100's descriptor and a registry with `c1`, in `f`'s folder.
+fn trees(f: &Fixture) -> (std::path::PathBuf, std::path::PathBuf) {
     let catalog = f.dir.path().join("catalog");
     let registry = f.dir.path().join("registry");
     std::fs::create_dir_all(catalog.join("models/m")).unwrap();
@@ -213,6 +213,12 @@ fn gaps_of(f: &Fixture) -> Vec<gaps::Gap> {
     std::fs::write(catalog.join("models/m/graph.yaml"), "x: 1\n").unwrap();
     std::fs::write(catalog.join("hardware/h100.yaml"), "MemoryGiB: 80.0\n").unwrap();
     std::fs::write(registry.join("coefficients/c1.yaml"), "x: 1\n").unwrap();
+    (catalog, registry)
+}
+
+fn gaps_of(f: &Fixture) -> Vec<gaps::Gap> {
+    let (c, s) = f.load().unwrap();
+    let (catalog, registry) = trees(f);
     gaps::gaps(&c, &s, &catalog, &registry, "vllm")
 }
 
@@ -459,4 +465,157 @@ fn prefix_caching_points_and_monotone_follow_each_scored_sweep() {
     assert_eq!(s.prefix_caching_points, 6);
     assert_eq!(s.sweeps.iter().map(|w| w.monotone).collect::<Vec<_>>(), [true, false]);
     assert!(render::header(&s).contains("points with prefix caching (scored sweeps): 6\n"));
+}
+
+/// A second scenario, `n-h200.yaml`: a model and a device the team's copy lacks, a network and
+/// a coefficient set no tree has, and pp 2, dp 4 where its corpus sweep has 1 and 1.
+fn with_h200_sweep(f: &mut Fixture) {
+    let mut n = sweep("n-h200.yaml", "1k1k", "1024:1024");
+    n["serving"] = json!("disaggregated");
+    n["spec_method"] = json!("mtp");
+    f.sweeps.push(n);
+    f.write();
+    let scenario = "kind: Scenario\nname: n-h200\nmodel: deepseek-v3\ncoefficients: [c2]\ncluster:\n  hardware: h200\n  network: ib\n  nodes: 1\n  gpus_per_node: 8\n---\nkind: Deployment\nname: n-h200\npools:\n  - role: colocated\n    nodes: 1\n    parallel: {tp: 2, pp: 2, dp: 4}\n    engine: {block_size: 16}\n";
+    std::fs::write(f.scenarios().join("n-h200.yaml"), scenario).unwrap();
+}
+
+#[test]
+fn sweep_gaps_name_each_missing_file_its_tree_and_each_parallelism_that_differs() {
+    let mut f = Fixture::new();
+    with_h200_sweep(&mut f);
+    let g = gaps_of(&f);
+    let team = "(absent from the team's partial copy, docs/upstream.md §8; not a gap in the published run)";
+    let sweep_lines: Vec<String> = g.iter().filter(|g| g.concurrency.is_none()).map(|g| g.line()).collect();
+    assert_eq!(
+        sweep_lines,
+        [
+            "gap n-h200.yaml 1k1k sweep [corpus] serving not aggregated: disaggregated".to_string(),
+            "gap n-h200.yaml 1k1k sweep [corpus] speculative method: mtp".into(),
+            format!("gap n-h200.yaml 1k1k sweep [team-copy] missing catalog file (model graph): models/deepseek-v3/graph.yaml {team}"),
+            format!("gap n-h200.yaml 1k1k sweep [team-copy] missing catalog file (hardware): hardware/h200.yaml {team}"),
+            "gap n-h200.yaml 1k1k sweep [catalog] missing catalog file (network): networks/ib.yaml".into(),
+            "gap n-h200.yaml 1k1k sweep [registry] missing registry file (coefficient set): coefficients/c2.yaml".into(),
+            "gap n-h200.yaml 1k1k sweep [scenarios] parallelism differs from the corpus: attention dp 4 in the scenario, 1 in the corpus".into(),
+            "gap n-h200.yaml 1k1k sweep [scenarios] parallelism differs from the corpus: pp 2 in the scenario, 1 in the corpus".into(),
+        ]
+    );
+    assert!(g.iter().all(|g| g.points == if g.concurrency.is_none() { 3 } else { 1 }));
+    // Without a record every tracked setting of every point is resolved: 4 x 3 per sweep.
+    let points: Vec<&gaps::Gap> = g.iter().filter(|g| g.concurrency.is_some()).collect();
+    assert_eq!(points.len(), 24);
+    assert_eq!(
+        points[0].line(),
+        "gap m-h100.yaml 1k1k c=1 [inferencex] measured setting absent: max_num_seqs (resolved value used)"
+    );
+
+    let (c, _) = f.load().unwrap();
+    let absent = |field: &str| format!("     6  inferencex    measured setting absent: {field} (resolved value used)");
+    let summary = [
+        "summary: points per (cause, owner), largest first".to_string(),
+        "points  owner         cause".into(),
+        absent("block_size"),
+        absent("enable_prefix_caching"),
+        absent("max_num_batched_tokens"),
+        absent("max_num_seqs"),
+        "     6  scenarios     parallelism differs from the corpus".into(),
+        "     3  team-copy     missing catalog file (hardware)".into(),
+        "     3  team-copy     missing catalog file (model graph)".into(),
+        "     3  catalog       missing catalog file (network)".into(),
+        "     3  registry      missing registry file (coefficient set)".into(),
+        "     3  corpus        serving not aggregated".into(),
+        "     3  corpus        speculative method".into(),
+    ];
+    let text = gaps::render(&c, &g, "vllm");
+    let head = "coverage gaps of aisimulate_e2e.json (release r1, 2 sweeps, 6 points), framework vllm, checked against the scenarios, catalog and registry\n";
+    assert!(text.starts_with(head), "{text}");
+    assert!(text.ends_with(&format!("\n\n{}\n", summary.join("\n"))), "{text}");
+    assert_eq!(text.lines().count(), 1 + g.len() + 1 + summary.len());
+}
+
+#[test]
+fn a_sweep_of_another_framework_has_no_point_gaps() {
+    let mut f = Fixture::new();
+    f.sweeps[0]["framework"] = json!("sglang");
+    let g = gaps_of(&f);
+    assert_eq!(
+        g.iter().map(|g| g.line()).collect::<Vec<_>>(),
+        ["gap m-h100.yaml 1k1k sweep [corpus] framework not vllm: sglang"]
+    );
+}
+
+#[test]
+fn prefix_caching_follows_a_passed_value_and_is_off_for_another_framework() {
+    let mut f = Fixture::new();
+    f.settings.push(record("m-h100.yaml", "1k1k", json!({"enable_prefix_caching": true})));
+    assert_eq!(f.score(None).prefix_caching_points, 3);
+    let mut f = Fixture::new();
+    f.settings.push(record("m-h100.yaml", "1k1k", json!({"enable_prefix_caching": false})));
+    assert_eq!(f.score(None).prefix_caching_points, 0);
+    let (c, _) = Fixture::new().load().unwrap();
+    let mut other = c.e2e.sweeps[0].clone();
+    other.framework = "sglang".into();
+    assert!(settings::prefix_caching_on(&c.e2e.sweeps[0], 1, None));
+    assert!(!settings::prefix_caching_on(&other, 1, None));
+}
+
+#[test]
+fn point_settings_are_passed_values_defaults_or_the_scenarios_by_provenance() {
+    use crate::corpus::inferencex::SettingValue;
+    let mut f = Fixture::new();
+    f.settings.push(record("m-h100.yaml", "1k1k", json!({"max_num_seqs": 64})));
+    let (c, s) = f.load().unwrap();
+    let sweep = &c.e2e.sweeps[0];
+    let scenario = s.get("m-h100.yaml").ok();
+    let record = c.settings.settings.first();
+    let mem = settings::device_memory(None, "h100", "h100");
+    let of = |v: Vec<settings::Setting>| v.into_iter().map(|s| (s.field, s.value, s.provenance)).collect::<Vec<_>>();
+    use oracles::tiers::Provenance::{Measured, Resolved, Scenario};
+    // vLLM on an 80 GB h100 (>= 70 GiB, not an A100): 1024 sequences, 8192 batched tokens.
+    assert_eq!(
+        of(settings::point_settings(sweep, 2, record, scenario, mem)),
+        [
+            ("max_num_seqs", Some(SettingValue::Int(64)), Measured),
+            ("max_num_batched_tokens", Some(SettingValue::Int(8192)), Resolved),
+            ("block_size", Some(SettingValue::Int(16)), Resolved),
+            ("enable_prefix_caching", Some(SettingValue::Bool(true)), Resolved),
+        ]
+    );
+    assert!(of(settings::point_settings(sweep, 2, record, scenario, None)).iter().skip(1).all(|s| s.1.is_none()));
+    // Another framework: the scenario's engine block (block_size 16, max_num_seqs 256) or nothing.
+    let mut other = sweep.clone();
+    other.framework = "sglang".into();
+    assert_eq!(
+        of(settings::point_settings(&other, 2, record, scenario, mem)),
+        [
+            ("max_num_seqs", Some(SettingValue::Int(256)), Scenario),
+            ("max_num_batched_tokens", None, Scenario),
+            ("block_size", Some(SettingValue::Int(16)), Scenario),
+            ("enable_prefix_caching", None, Scenario),
+        ]
+    );
+}
+
+#[test]
+fn defaults_table_names_each_devices_memory_its_source_and_the_defaults() {
+    let mut f = Fixture::new();
+    f.sweeps.push(sweep("gone.yaml", "1k1k", "1024:1024"));
+    f.sweeps[1]["gpu"] = json!("a100");
+    f.sweeps.push(sweep("gone.yaml", "8k1k", "8192:1024"));
+    f.sweeps[2]["gpu"] = json!("mi999");
+    let (c, s) = f.load().unwrap();
+    let (catalog, _) = trees(&f);
+    let head = "## vLLM defaults for resolved settings (vllm/engine/arg_utils.py get_batch_defaults; prefix caching on; block size 16)\n";
+    // 80 GB is 74.5 GiB; an A100 keeps the smaller defaults whatever its memory.
+    let public = format!(
+        "{head}  a100: 74.5 GiB (public fact): max_num_seqs 256, max_num_batched_tokens 2048\n  \
+         h100: 74.5 GiB (public fact): max_num_seqs 1024, max_num_batched_tokens 8192\n  \
+         mi999: memory unknown (no catalog descriptor, no public fact): not resolvable\n"
+    );
+    assert_eq!(settings::defaults_table(&c, &s, None, "vllm"), public);
+    let with_catalog = settings::defaults_table(&c, &s, Some(&catalog), "vllm");
+    assert!(
+        with_catalog.contains("\n  h100: 80.0 GiB (catalog): max_num_seqs 1024, max_num_batched_tokens 8192\n"),
+        "{with_catalog}"
+    );
+    assert_eq!(settings::defaults_table(&c, &s, None, "sglang"), head);
 }
