@@ -76,10 +76,6 @@ impl Arm {
             .collect();
         Arm { name: name.into(), key: key.into(), kind: ArmKind::Published, run: ArmRun::Ran(points) }
     }
-
-    pub fn is_run(&self) -> bool {
-        matches!(self.run, ArmRun::Ran(_))
-    }
 }
 
 /// The two arms that ship inside the corpus.
