@@ -533,14 +533,21 @@ fn sweep_gaps_name_each_missing_file_its_tree_and_each_parallelism_that_differs(
 }
 
 #[test]
-fn a_sweep_of_another_framework_has_no_point_gaps() {
+fn only_vllm_sweeps_of_the_selected_framework_have_point_gaps() {
+    // Point gaps are vLLM's settings: none for another framework's sweep, selected or not.
     let mut f = Fixture::new();
+    f.sweeps.push(sweep("m-h100.yaml", "8k1k", "8192:1024"));
     f.sweeps[0]["framework"] = json!("sglang");
-    let g = gaps_of(&f);
-    assert_eq!(
-        g.iter().map(|g| g.line()).collect::<Vec<_>>(),
-        ["gap m-h100.yaml 1k1k sweep [corpus] framework not vllm: sglang"]
-    );
+    let (c, s) = f.load().unwrap();
+    let (catalog, registry) = trees(&f);
+    let lines = |framework: &str| -> Vec<String> {
+        gaps::gaps(&c, &s, &catalog, &registry, framework).iter().map(|g| g.line()).collect()
+    };
+    let vllm = lines("vllm");
+    assert_eq!(vllm[0], "gap m-h100.yaml 1k1k sweep [corpus] framework not vllm: sglang");
+    assert_eq!(vllm.len(), 1 + 12, "{vllm:#?}");
+    assert!(vllm[1..].iter().all(|l| l.starts_with("gap m-h100.yaml 8k1k c=")), "{vllm:#?}");
+    assert_eq!(lines("sglang"), ["gap m-h100.yaml 8k1k sweep [corpus] framework not sglang: vllm"]);
 }
 
 #[test]
