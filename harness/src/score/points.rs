@@ -347,7 +347,8 @@ pub struct Contribution {
     pub sum_abs: f64,
     /// Points of mean: `sum_abs / n_cell`.
     pub share: f64,
-    /// The point of the sweep with the largest |e|: (concurrency, signed error).
+    /// The point of the sweep with the largest |e|, the first in the cell's order on a tie:
+    /// (concurrency, signed error).
     pub worst: (u32, f64),
 }
 
@@ -436,14 +437,21 @@ mod tests {
     }
 
     #[test]
+    fn a_sweeps_worst_point_is_the_first_of_its_largest_error() {
+        let ranked = rank([("a.yaml", "1k1k", 2, 10.0), ("a.yaml", "1k1k", 4, -10.0), ("a.yaml", "1k1k", 8, 5.0)]);
+        assert_eq!(ranked[0].worst, (2, 10.0));
+    }
+
+    #[test]
     fn a_cell_is_quoted_only_when_it_must_be() {
         assert_eq!(quote("sweep dropped: c=4 status failed"), "sweep dropped: c=4 status failed");
         assert_eq!(quote("a, b"), "\"a, b\"");
         assert_eq!(quote("say \"x\""), "\"say \"\"x\"\"\"");
     }
 
-    /// One sweep of the scorer's fixture with a settings record (max_num_seqs at every point)
-    /// and absolutes, scored with a BLIS column, and a second sweep dropped (c=1 failed).
+    /// One sweep of the scorer's fixture with a settings record (max_num_seqs at c=1 and 2, not
+    /// at 4), absolutes and a TTFT excursion at c=2, scored with a BLIS column; two more sweeps
+    /// of the same scenario dropped for different reasons.
     #[test]
     fn rows_carry_each_points_tiers_settings_values_and_errors_from_the_definitions() {
         use crate::score::tests::{record, sweep, Fixture};
@@ -455,7 +463,13 @@ mod tests {
         failed["parallelism"]["moe_ep_size"] = json!(8);
         failed["parallelism"]["moe_tp_size"] = json!(1);
         f.sweeps.push(failed);
-        f.settings.push(record("m-h100.yaml", "1k1k", json!({"max_num_seqs": 64})));
+        let mut missing = sweep("m-h100.yaml", "1k8k", "1024:8192");
+        missing["points"][2].as_object_mut().unwrap().remove("measured_tpot_relative");
+        f.sweeps.push(missing);
+        f.sweeps[0]["points"][1]["measured_ttft_relative"] = json!(50.0);
+        let mut rec = record("m-h100.yaml", "1k1k", json!({"max_num_seqs": 64}));
+        rec["by_concurrency"]["4"]["passed"] = json!({});
+        f.settings.push(rec);
         f.anchors.push(json!({"scenario": "m-h100.yaml", "label": "1k1k", "framework": "vllm", "gpu": "h100",
             "absolute_tpot_us": {"1": 10000.0, "2": 20000.0, "4": 40000.0},
             "absolute_ttft_us": {"1": 100000.0, "2": 200000.0, "4": 400000.0},
@@ -478,18 +492,19 @@ mod tests {
         let order: Vec<(&str, &str, u32)> =
             rows.iter().map(|r| (r.arm.as_str(), r.label.as_str(), r.concurrency)).collect();
         let sweeps = |arm| {
-            [(arm, "1k1k", 1), (arm, "1k1k", 2), (arm, "1k1k", 4), (arm, "8k1k", 1), (arm, "8k1k", 2), (arm, "8k1k", 4)]
+            ["1k1k", "8k1k", "1k8k"].into_iter().flat_map(move |l| [1, 2, 4].map(|c| (arm, l, c))).collect::<Vec<_>>()
         };
         assert_eq!(order, [sweeps("aisimulate"), sweeps("aic"), sweeps("blis")].concat());
 
-        // AIC: relative 1 at c=1, then 1.5 x measured (2, 4): shape and level +50% off the anchor.
+        // AIC: relative 1 at c=1, then 1.5 x measured (2, 4): shape and level +50% off the anchor;
+        // its TTFT relatives equal the measured ones, but c=2 is an excursion (50 > 10 x max(1, 4)).
         let aic: Vec<&PointRow> = rows.iter().filter(|r| r.arm == "aic" && r.label == "1k1k").collect();
         let errors: Vec<[Option<f64>; 4]> = aic.iter().map(|r| r.errors).collect();
         assert_eq!(
             errors,
             [
                 [None, Some(0.0), None, Some(0.0)],
-                [Some(50.0), Some(50.0), Some(0.0), Some(0.0)],
+                [Some(50.0), Some(50.0), None, None],
                 [Some(50.0), Some(50.0), Some(0.0), Some(0.0)]
             ]
         );
@@ -499,7 +514,18 @@ mod tests {
             "aic,m-h100.yaml,1k1k,vllm,h100,m,tp=2 pp=1 dp=1 moe_ep=- moe_tp=-,1,1,0,1,1,1,\
              measured,resolved,resolved,resolved,1,0,1,1,10000,100000,1,1,,,,0,,0,anchor: no shape error,,,,"
         );
-        assert_eq!((aic[1].anchor, aic[1].not_entered.as_str(), aic[1].predicted_tpot_rel), (false, "", Some(3.0)));
+        assert_eq!(
+            (aic[1].anchor, aic[1].not_entered.as_str(), aic[1].predicted_tpot_rel),
+            (false, "TTFT excursion: no TTFT error", Some(3.0))
+        );
+        let excursion: Vec<(&str, u32, bool)> = rows
+            .iter()
+            .filter(|r| r.arm == "aic")
+            .map(|r| (r.label.as_str(), r.concurrency, r.ttft_excursion))
+            .collect();
+        assert_eq!(excursion.iter().filter(|x| x.2).collect::<Vec<_>>(), [&("1k1k", 2, true)]);
+        assert_eq!((aic[2].not_entered.as_str(), aic[1].provenance[0].as_str()), ("", "measured"));
+        assert_eq!(aic[2].provenance, ["resolved"; 4]);
         assert_eq!(
             (aic[2].measured_tpot_us, aic[2].measured_ttft_rel, aic[2].predicted_ttft_ms),
             (Some(40000.0), Some(4.0), None)
@@ -514,6 +540,8 @@ mod tests {
         assert_eq!((dropped.errors, dropped.not_entered.as_str()), ([None; 4], "sweep dropped: c=1 status failed"));
         assert_eq!(dropped.parallelism, "tp=2 pp=1 dp=1 moe_ep=8 moe_tp=1");
         assert_eq!((dropped.measured_tpot_us, dropped.provenance.len()), (None, 4));
+        let other = rows.iter().find(|r| r.arm == "aic" && r.label == "1k8k" && r.concurrency == 1).unwrap();
+        assert_eq!(other.not_entered, "sweep dropped: measured TPOT relative at c=4 is missing");
 
         // BLIS: milliseconds, not relatives, and its own columns where the arm knows the point.
         let b: Vec<&PointRow> = rows.iter().filter(|r| r.arm == "blis" && r.label == "1k1k").collect();
@@ -536,7 +564,7 @@ mod tests {
         let blis_level = cell_mean(&rows, Tier::All, "blis", ErrorMetric::TpotMape).unwrap();
         assert!((blis_level - 50.0 / 3.0).abs() < 1e-9, "{blis_level}");
         let ttft_level = cell_rows(&rows, Tier::All, "aisimulate", ErrorMetric::TtftMape);
-        assert_eq!(ttft_level.iter().map(|(r, _)| r.concurrency).collect::<Vec<_>>(), [1, 2, 4]);
+        assert_eq!(ttft_level.iter().map(|(r, _)| r.concurrency).collect::<Vec<_>>(), [1, 4]);
         let from_rows = contributions(&rows, Tier::All, "aic", ErrorMetric::TpotShape);
         assert_eq!((from_rows.len(), from_rows[0].share, from_rows[0].n), (1, 50.0, 2));
         assert_eq!(scored_contributions(&split.corpus, Tier::All, 1, ErrorMetric::TpotShape), from_rows);

@@ -626,3 +626,26 @@ fn defaults_table_names_each_devices_memory_its_source_and_the_defaults() {
     );
     assert_eq!(settings::defaults_table(&c, &s, None, "sglang"), head);
 }
+
+#[test]
+fn a_split_report_is_the_corpus_report_then_every_arms_headline_over_the_sweeps_with_a_blis_value() {
+    let mut f = Fixture::new();
+    f.sweeps.push(sweep("m-h100.yaml", "8k1k", "8192:1024"));
+    f.anchors.push(json!({"scenario": "m-h100.yaml", "label": "1k1k", "framework": "vllm", "gpu": "h100",
+        "absolute_tpot_us": {"1": 10000.0, "2": 20000.0, "4": 40000.0},
+        "absolute_ttft_us": {"1": 100000.0, "2": 200000.0, "4": 400000.0},
+        "source_run_date": "d", "source_config_id": 1, "relative_agreement": 0.0}));
+    let (c, s) = f.load().unwrap();
+    // BLIS values for 1k1k only: one of the two sweeps.
+    let ms: BTreeMap<PointKey, ArmPoint> = [1, 2, 4]
+        .into_iter()
+        .map(|c| (PointKey::new("m-h100.yaml", "1k1k", c), ArmPoint { tpot: Some(c as f64), ttft: Some(c as f64) }))
+        .collect();
+    let resolved = resolve::resolve(&c, &s, None, &Selection::vllm(None));
+    let split = score_split(&resolved, Arm::simulated("BLIS", "blis", ms));
+    assert_eq!((split.corpus.sweeps.len(), split.with_blis.sweeps.len()), (2, 1));
+    let text = split.report();
+    let middle =
+        "\n## BLIS and the comparison arms over the 1 sweeps with a BLIS value (not the published selection)\n\n";
+    assert_eq!(text, format!("{}{middle}{}", render::report(&split.corpus), render::headline(&split.with_blis)));
+}

@@ -127,3 +127,13 @@ fn a_short_reason_names_too_few_sweeps_briefly_and_other_reasons_in_full() {
     let other = NotDefined::NonFinite { sweep: 2 };
     assert_eq!(short(&other), other.to_string());
 }
+
+#[test]
+fn forgetting_the_tables_drops_each_drawn_one() {
+    // A size no other test draws, so tests running beside this one cannot refill it.
+    let key = (7, 123);
+    table(key.0, key.1).unwrap();
+    assert!(TABLES.lock().unwrap().contains_key(&key));
+    forget_tables();
+    assert!(!TABLES.lock().unwrap().contains_key(&key));
+}
