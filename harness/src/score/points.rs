@@ -454,7 +454,7 @@ mod tests {
     /// of the same scenario dropped for different reasons.
     #[test]
     fn rows_carry_each_points_tiers_settings_values_and_errors_from_the_definitions() {
-        use crate::score::tests::{record, sweep, Fixture};
+        use crate::score::tests::{absolutes, record, sweep, Fixture};
         use crate::score::{corpus_arms, resolve, score_split, ArmPoint, Selection};
         use serde_json::json;
         let mut f = Fixture::new();
@@ -470,10 +470,7 @@ mod tests {
         let mut rec = record("m-h100.yaml", "1k1k", json!({"max_num_seqs": 64}));
         rec["by_concurrency"]["4"]["passed"] = json!({});
         f.settings.push(rec);
-        f.anchors.push(json!({"scenario": "m-h100.yaml", "label": "1k1k", "framework": "vllm", "gpu": "h100",
-            "absolute_tpot_us": {"1": 10000.0, "2": 20000.0, "4": 40000.0},
-            "absolute_ttft_us": {"1": 100000.0, "2": 200000.0, "4": 400000.0},
-            "source_run_date": "d", "source_config_id": 1, "relative_agreement": 0.0}));
+        f.anchors.push(absolutes());
         let (c, s) = f.load().unwrap();
         let resolved = resolve::resolve(&c, &s, None, &Selection::vllm(None));
         let ms: BTreeMap<PointKey, ArmPoint> = [(1, 11.0), (2, 23.0), (4, 50.0)]

@@ -91,6 +91,15 @@ impl Fixture {
     }
 }
 
+/// The fixture sweep's absolutes (`inferencex_absolutes.json`): TPOT 10, 20, 40 ms and TTFT
+/// 100, 200, 400 ms at c=1, 2, 4, in microseconds.
+pub(crate) fn absolutes() -> serde_json::Value {
+    json!({"scenario": "m-h100.yaml", "label": "1k1k", "framework": "vllm", "gpu": "h100",
+        "absolute_tpot_us": {"1": 10000.0, "2": 20000.0, "4": 40000.0},
+        "absolute_ttft_us": {"1": 100000.0, "2": 200000.0, "4": 400000.0},
+        "source_run_date": "d", "source_config_id": 1, "relative_agreement": 0.0})
+}
+
 pub(crate) fn record(scenario: &str, label: &str, passed: serde_json::Value) -> serde_json::Value {
     let at = json!({"passed": passed, "resolved": {}});
     json!({"scenario": scenario, "label": label, "framework": "vllm", "gpu": "h100",
@@ -117,10 +126,7 @@ fn published_arms_score_by_the_definitions() {
 #[test]
 fn simulated_arm_plugs_in_as_data() {
     let mut f = Fixture::new();
-    f.anchors.push(json!({"scenario": "m-h100.yaml", "label": "1k1k", "framework": "vllm", "gpu": "h100",
-        "absolute_tpot_us": {"1": 10000.0, "2": 20000.0, "4": 40000.0},
-        "absolute_ttft_us": {"1": 100000.0, "2": 200000.0, "4": 400000.0},
-        "source_run_date": "d", "source_config_id": 1, "relative_agreement": 0.0}));
+    f.anchors.push(absolutes());
     let (c, s) = f.load().unwrap();
     // 12 ms / 24 / 48 against 10 / 20 / 40 measured: shape exact, level +20%.
     let ms: BTreeMap<PointKey, ArmPoint> = [(1, 12.0), (2, 24.0), (4, 48.0)]
@@ -400,10 +406,7 @@ fn assert_errors(x: &[(u32, f64)], y: &[(u32, f64)], what: &str) {
 fn an_excursion_names_its_neighbours_and_leaves_ttft_errors_at_the_other_points_for_every_arm() {
     let mut f = Fixture::new();
     f.sweeps[0]["points"][1]["measured_ttft_relative"] = json!(50.0);
-    f.anchors.push(json!({"scenario": "m-h100.yaml", "label": "1k1k", "framework": "vllm", "gpu": "h100",
-        "absolute_tpot_us": {"1": 10000.0, "2": 20000.0, "4": 40000.0},
-        "absolute_ttft_us": {"1": 100000.0, "2": 200000.0, "4": 400000.0},
-        "source_run_date": "d", "source_config_id": 1, "relative_agreement": 0.0}));
+    f.anchors.push(absolutes());
     let (c, s) = f.load().unwrap();
     // BLIS in ms: TPOT 11, 23, 50 against 10, 20, 40 measured; TTFT 110, (any), 500 against 100, 400.
     let ms: BTreeMap<PointKey, ArmPoint> = [(1, 11.0, 110.0), (2, 23.0, 9999.0), (4, 50.0, 500.0)]
@@ -631,10 +634,7 @@ fn defaults_table_names_each_devices_memory_its_source_and_the_defaults() {
 fn a_split_report_is_the_corpus_report_then_every_arms_headline_over_the_sweeps_with_a_blis_value() {
     let mut f = Fixture::new();
     f.sweeps.push(sweep("m-h100.yaml", "8k1k", "8192:1024"));
-    f.anchors.push(json!({"scenario": "m-h100.yaml", "label": "1k1k", "framework": "vllm", "gpu": "h100",
-        "absolute_tpot_us": {"1": 10000.0, "2": 20000.0, "4": 40000.0},
-        "absolute_ttft_us": {"1": 100000.0, "2": 200000.0, "4": 400000.0},
-        "source_run_date": "d", "source_config_id": 1, "relative_agreement": 0.0}));
+    f.anchors.push(absolutes());
     let (c, s) = f.load().unwrap();
     // BLIS values for 1k1k only: one of the two sweeps.
     let ms: BTreeMap<PointKey, ArmPoint> = [1, 2, 4]
