@@ -310,7 +310,8 @@ impl VerifyReport {
         out
     }
 
-    /// For the gate's one line: how many files are off, and the first few by name.
+    /// For the gate's one line: how many faults (a file off, a stamp, a tree absent or not a
+    /// folder), and the first few by name.
     pub fn offenders_summary(&self) -> String {
         const SHOWN: usize = 3;
         let mut offenders: Vec<String> = Vec::new();
@@ -326,13 +327,14 @@ impl VerifyReport {
                     offenders.extend(cmp.stamp.iter().map(|s| format!("{section} stamp: {s}")));
                 }
                 Outcome::BadDir(why) => offenders.push(format!("{section}: {why}")),
-                _ => {}
+                Outcome::Absent => offenders.push(format!("{section}: the vendored tree is absent")),
+                Outcome::NotSupplied => {}
             }
         }
         let first: Vec<&str> = offenders.iter().take(SHOWN).map(String::as_str).collect();
         let more = offenders.len().saturating_sub(SHOWN);
         let tail = if more > 0 { format!(", and {more} more") } else { String::new() };
-        format!("{} offending file(s): {}{tail}", offenders.len(), first.join(", "))
+        format!("{} fault(s): {}{tail}", offenders.len(), first.join(", "))
     }
 }
 
@@ -438,86 +440,4 @@ pub fn render_diff(upstream: &Upstream, c: &Comparison) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use oracles::hashing::sha256;
-
-    const C: &str = "747a2213e13030ae675f9872c3e2a76b6b770d50";
-
-    /// A lock whose scenarios section holds `a.yaml` and `b.yaml` with the digests of "a" and "b".
-    fn scenarios() -> Upstream {
-        let file = |kind: &str, name: &str, bytes: &[u8]| {
-            format!("[{kind}]\nrepo = https://github.com/inference-sim/x\ncommit = {C}\npath = .\nglob = *.yaml\nfile = {}  {name}\n", sha256(bytes).to_hex())
-        };
-        let text = [
-            file("catalog", "a.yaml", b"a"),
-            file("registry", "a.yaml", b"a"),
-            file("scenarios", "a.yaml", b"a") + &format!("file = {}  b.yaml\n", sha256(b"b").to_hex()),
-            file("measurements", "a.yaml", b"a"),
-        ]
-        .join("\n");
-        super::super::file::parse(&text).unwrap().get(InputKind::Scenarios).clone()
-    }
-
-    #[test]
-    fn a_locked_file_that_could_not_be_read_is_refused_there_not_also_missing() {
-        let mut scan = Scan::default();
-        scan.files.insert("a.yaml".into(), sha256(b"a"));
-        scan.problems.insert("b.yaml".into(), "a symlink".into());
-        let c = compare(&scenarios(), &scan);
-        assert_eq!((c.matched, c.missing.len()), (1, 0));
-        let scan = Scan { problems: Default::default(), ..scan };
-        assert_eq!(compare(&scenarios(), &scan).missing, ["b.yaml"]);
-    }
-
-    #[test]
-    fn a_live_tree_whose_commit_stamp_differs_from_the_lock_says_so_and_an_equal_one_does_not() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.yaml"), "a").unwrap();
-        std::fs::write(dir.path().join("b.yaml"), "b").unwrap();
-        std::fs::write(dir.path().join(COMMIT_STAMP), format!("{C}\n")).unwrap();
-        let c = check_live(&scenarios(), dir.path()).unwrap();
-        assert!(c.stamp.is_empty() && c.ok(), "{c:?}");
-        std::fs::write(dir.path().join(COMMIT_STAMP), "0123\n").unwrap();
-        let c = check_live(&scenarios(), dir.path()).unwrap();
-        assert_eq!(c.stamp, [format!("{COMMIT_STAMP} says \"0123\", the lock says {C}")]);
-    }
-
-    fn check(outcome: Outcome) -> TreeCheck {
-        TreeCheck {
-            kind: InputKind::Scenarios,
-            label: "testdata/scenarios".into(),
-            repo: "r".into(),
-            commit: C.into(),
-            partial: None,
-            outcome,
-        }
-    }
-
-    #[test]
-    fn the_gate_line_counts_every_offender_and_names_the_first_three() {
-        let missing = |names: &[&str]| Outcome::Checked {
-            mode: Mode::Vendored,
-            comparison: Comparison { missing: names.iter().map(|n| n.to_string()).collect(), ..Comparison::default() },
-        };
-        let three = VerifyReport { checks: vec![check(missing(&["a", "b", "c"]))] };
-        assert_eq!(
-            three.offenders_summary(),
-            "3 offending file(s): scenarios/a (missing), scenarios/b (missing), scenarios/c (missing)"
-        );
-        let bad = VerifyReport {
-            checks: vec![check(missing(&["a", "b", "c"])), check(Outcome::BadDir("not a directory".into()))],
-        };
-        assert!(bad.offenders_summary().starts_with("4 offending file(s): "), "{}", bad.offenders_summary());
-        assert!(bad.offenders_summary().ends_with(", and 1 more"), "{}", bad.offenders_summary());
-        let out = bad.to_task_output();
-        assert!(!out.report.is_empty());
-        assert!(out.report.contains("not a directory"), "{}", out.report);
-    }
-
-    #[test]
-    fn measurements_nobody_supplied_are_not_checked() {
-        assert!(!check(Outcome::NotSupplied).checked());
-        assert!(check(Outcome::Absent).checked());
-    }
-}
+mod tests;

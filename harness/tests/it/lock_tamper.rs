@@ -491,7 +491,7 @@ fn the_gate_line_names_the_first_offending_files_and_the_count() {
     };
     assert_eq!(
         why,
-        "4 offending file(s): catalog/hardware/b200.yaml (missing), \
+        "4 fault(s): catalog/hardware/b200.yaml (missing), \
          registry/coefficients/cost-model-primitives.yaml (changed), scenarios/new.yaml (not in the lock), and 1 more"
     );
 }
