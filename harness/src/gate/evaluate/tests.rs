@@ -461,3 +461,17 @@ fn the_lock_runs_only_when_all_three_trees_are_there() {
     let (_, _, _, calls, _) = run(&[InputKind::Measurements, InputKind::Catalog, InputKind::Registry], &only);
     assert_eq!(calls, ["error-definition", "error-definition"]);
 }
+
+#[test]
+fn evaluate_gives_every_selected_figure_as_the_fuller_call_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let cx = stand_in(dir.path(), &[]);
+    let only = vec!["fixtures/".to_string()];
+    let ids = |results: Vec<FigureResult>| results.into_iter().map(|r| r.id).collect::<Vec<_>>();
+    let manifest = committed();
+    let expected: Vec<String> =
+        manifest.figures.iter().filter(|f| f.id.starts_with("fixtures/")).map(|f| f.id.clone()).collect();
+    assert!(!expected.is_empty());
+    let results = evaluate(&manifest, &cx, &Recorder::default(), &GateOptions { only: &only }, &mut |_, _, _| {});
+    assert_eq!(ids(results), expected);
+}
