@@ -364,29 +364,30 @@ fn a_value_the_task_refused_itself_is_refused_with_what_it_needs_and_whether_giv
     assert_eq!((r.status, r.need), (Status::Refused, None));
 }
 
+/// A figure `k` expected true, judged with the task's outcome `k = true` under `taint`.
+fn judged_true(task: &str, taint: &Taint) -> FigureResult {
+    let f = figure(Some(task), Some("k"), Expect::Check(true));
+    judged_with(&f, task, Some(output(&[("k", Value::Check(true))])), taint)
+}
+
 #[test]
 fn a_tree_that_failed_the_lock_makes_every_figure_reading_it_not_reproducible_but_not_the_locks_own() {
     let taint = Taint { failed: [(InputKind::Registry, "registry off".to_string())].into() };
-    let f = figure(Some("headline"), Some("k"), Expect::Check(true));
-    let r = judged_with(&f, "headline", Some(output(&[("k", Value::Check(true))])), &taint);
+    let r = judged_true("headline", &taint);
     assert_eq!(verdict(&r), (Status::Mismatch, None, "not reproducible: registry off"));
-    let lock = figure(Some(LOCK_TASK), Some("k"), Expect::Check(true));
-    let r = judged_with(&lock, LOCK_TASK, Some(output(&[("k", Value::Check(true))])), &taint);
+    let r = judged_true(LOCK_TASK, &taint);
     assert_eq!(verdict(&r), (Status::Ok, Some("true"), ""));
     // A task that reads no tree is not touched by a tree's failure.
-    let f = figure(Some("error-definition"), Some("k"), Expect::Check(true));
-    let r = judged_with(&f, "error-definition", Some(output(&[("k", Value::Check(true))])), &taint);
+    let r = judged_true("error-definition", &taint);
     assert_eq!(verdict(&r), (Status::Ok, Some("true"), ""));
 }
 
 #[test]
 fn corpora_that_differ_from_the_lock_are_noted_on_the_figures_reading_them_which_are_still_judged() {
     let taint = Taint { failed: [(InputKind::Measurements, "other corpora".to_string())].into() };
-    let f = figure(Some("error-definition"), Some("k"), Expect::Check(true));
-    let r = judged_with(&f, "error-definition", Some(output(&[("k", Value::Check(true))])), &taint);
+    let r = judged_true("error-definition", &taint);
     assert_eq!(verdict(&r), (Status::Ok, Some("true"), "other corpora"));
-    let f = figure(Some("fixtures-check"), Some("k"), Expect::Check(true));
-    let r = judged_with(&f, "fixtures-check", Some(output(&[("k", Value::Check(true))])), &taint);
+    let r = judged_true("fixtures-check", &taint);
     assert_eq!(verdict(&r), (Status::Ok, Some("true"), ""));
 }
 

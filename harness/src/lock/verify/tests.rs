@@ -3,6 +3,7 @@
 //! documented wording: no expected value is read back from this module.
 
 use super::*;
+use crate::stand_in::git;
 use std::path::PathBuf;
 
 const C: &str = "747a2213e13030ae675f9872c3e2a76b6b770d50";
@@ -80,18 +81,6 @@ fn input(kind: InputKind, path: &Path, origin: Origin) -> InputPath {
     InputPath { kind, path: path.to_path_buf(), origin }
 }
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
-
 /// A git checkout with one commit, and that commit's id (read by git itself).
 fn git_checkout() -> (tempfile::TempDir, String) {
     let dir = tree(&[("a.yaml", "a"), ("b.yaml", "b")]);
@@ -161,6 +150,15 @@ fn a_vendored_tree_as_vendor_writes_it_matches_and_a_stray_file_in_it_is_extra()
     assert_eq!(check_vendored(&scenarios(), dir.path()).unwrap().extra, ["notes.txt"]);
 }
 
+/// A vendored tree without `stamp` has one stamp fault, saying it is unreadable.
+fn assert_unreadable_without(stamp: &str) {
+    let dir = vendored_scenarios();
+    std::fs::remove_file(dir.path().join(stamp)).unwrap();
+    let c = check_vendored(&scenarios(), dir.path()).unwrap();
+    assert_eq!(c.stamp.len(), 1);
+    assert!(c.stamp[0].starts_with(&format!("{stamp} unreadable: ")), "{:?}", c.stamp);
+}
+
 #[test]
 fn a_vendored_tree_names_the_commit_stamp_that_differs_or_is_absent() {
     let dir = vendored_scenarios();
@@ -169,10 +167,7 @@ fn a_vendored_tree_names_the_commit_stamp_that_differs_or_is_absent() {
         let c = check_vendored(&scenarios(), dir.path()).unwrap();
         assert_eq!(c.stamp, [format!("{COMMIT_STAMP} says {says:?}, the lock says {C}")]);
     }
-    std::fs::remove_file(dir.path().join(COMMIT_STAMP)).unwrap();
-    let c = check_vendored(&scenarios(), dir.path()).unwrap();
-    assert_eq!(c.stamp.len(), 1);
-    assert!(c.stamp[0].starts_with(&format!("{COMMIT_STAMP} unreadable: ")), "{:?}", c.stamp);
+    assert_unreadable_without(COMMIT_STAMP);
 }
 
 #[test]
@@ -188,10 +183,7 @@ fn a_vendored_tree_names_the_first_manifest_line_that_differs_from_the_lock() {
     // One a prefix of the other: the first line one has and the other lacks.
     assert_eq!(stamp(&format!("{A}  a.yaml\n")), line(2));
     assert_eq!(stamp(&format!("{A}  a.yaml\n{B}  b.yaml\n{X}  c.yaml\n")), line(3));
-    std::fs::remove_file(dir.path().join(MANIFEST_STAMP)).unwrap();
-    let c = check_vendored(&scenarios(), dir.path()).unwrap();
-    assert_eq!(c.stamp.len(), 1);
-    assert!(c.stamp[0].starts_with(&format!("{MANIFEST_STAMP} unreadable: ")), "{:?}", c.stamp);
+    assert_unreadable_without(MANIFEST_STAMP);
 }
 
 #[test]
@@ -280,9 +272,9 @@ fn a_matching_section_prints_one_line_with_its_count_and_pin() {
     );
 }
 
-#[test]
-fn a_failing_section_prints_every_fault_under_its_count() {
-    let c = Comparison {
+/// One of each fault and a note: 1 of 3 locked files matched, two changed (one not UTF-8).
+fn every_fault() -> Comparison {
+    Comparison {
         locked: 3,
         matched: 1,
         changed: vec![changed("a.yaml"), Changed { not_utf8: true, ..changed("b.yaml") }],
@@ -291,7 +283,12 @@ fn a_failing_section_prints_every_fault_under_its_count() {
         refused: vec![("r.yaml".into(), "a FIFO".into())],
         stamp: vec!["stamp text".into()],
         notes: vec!["note text".into()],
-    };
+    }
+}
+
+#[test]
+fn a_failing_section_prints_every_fault_under_its_count() {
+    let c = every_fault();
     let expected = format!(
         "testdata/scenarios: FAILED: 1 of 3 locked files match {PIN}\n\
          \x20 changed: a.yaml (locked 3e23e8160039, found 2e7d2c03a950)\n\
@@ -492,19 +489,11 @@ fn verify_checks_every_locked_section_in_lock_order_against_what_was_supplied() 
 
 #[test]
 fn lock_diff_marks_changed_missing_extra_refused_and_commit_lines() {
-    let c = Comparison {
-        locked: 3,
-        matched: 1,
-        changed: vec![changed("a.yaml")],
-        missing: vec!["m.yaml".into()],
-        extra: vec!["e.yaml".into()],
-        refused: vec![("r.yaml".into(), "a FIFO".into())],
-        stamp: vec!["stamp text".into()],
-        notes: vec!["note text".into()],
-    };
+    let c = every_fault();
     let expected = format!(
-        "scenarios: 1 of 3 locked files match {PIN}; 1 changed, 1 missing, 1 extra, 1 refused\n\
+        "scenarios: 1 of 3 locked files match {PIN}; 2 changed, 1 missing, 1 extra, 1 refused\n\
          ~ a.yaml  3e23e8160039 -> 2e7d2c03a950\n\
+         ~ b.yaml  3e23e8160039 -> 2e7d2c03a950\n\
          - m.yaml\n\
          + e.yaml\n\
          ! r.yaml: a FIFO\n\
