@@ -977,6 +977,34 @@ mod tests {
     }
 
     #[test]
+    fn only_held_figures_without_a_detected_change_get_a_no_change_line_and_only_a_changed_one_the_margin_note() {
+        let undefined = || Some(Err::<Interval, String>("not defined: 1 sweep".into()));
+        let worse = row("all.tpot_shape", Some(12.0), Some(10.0), Some(Ok(Interval { low: 1.0, high: 3.0 })), true);
+        let unheld = row("all.ttft_shape", Some(10.2), Some(10.0), Some(Ok(Interval { low: -1.0, high: 1.0 })), false);
+        let same = row("all.tpot_mape", Some(3.0), Some(3.0), undefined(), true);
+        let moved = row("all.ttft_mape", Some(3.2), Some(3.0), undefined(), true);
+        assert_eq!((same.verdict, moved.verdict), (Verdict::Same, Verdict::NoChange));
+        let text = comparison(vec![worse, unheld, same, moved], vec![]).verdict_text();
+        let no_change: Vec<&str> = text.lines().filter(|l| l.starts_with("no change detected")).collect();
+        assert_eq!(
+            no_change,
+            [
+                "no change detected: all.tpot_mape (0, 95% interval not defined: 1 sweep)",
+                "no change detected: all.ttft_mape (+0.2000, 95% interval not defined: 1 sweep; \
+                 fewer than 2 comparable sweeps: the margin rule alone decides)",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_figure_table_follows_the_left_out_sweeps_after_one_blank_line() {
+        let mut c = comparison(vec![], vec![]);
+        assert!(c.render().contains("left out (modelled by one only): 0\n\n| figure |"), "{}", c.render());
+        c.only_candidate.push(PointKey::new("s2", "L2", 16));
+        assert!(c.render().contains("left out (modelled by one only): 1\n\n  - s2 L2\n\n| figure |"), "{}", c.render());
+    }
+
+    #[test]
     fn points_with_a_tpot_value_from_one_binary_only_are_one_sided() {
         let p = |tpot: Option<f64>| ArmPoint { tpot, ttft: Some(1.0) };
         let a = Arm::simulated(
