@@ -13,7 +13,6 @@ mod blis_probe;
 mod blis_runner;
 mod blis_sealed;
 mod blis_sensitivity;
-mod fixture_files;
 mod gate;
 mod lock_tamper;
 mod numpy_known_answers;
