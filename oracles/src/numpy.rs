@@ -5,8 +5,8 @@
 //! Nishimura's mt19937ar.c; numpy `random/src/mt19937/mt19937.c`, `mt19937_seed`). It is written
 //! here in block form, the whole state regenerated and tempered 624 words at a time, so the
 //! loops vectorise; the unit tests compare it word for word with `rand_mt::Mt::new(u32)`, and
-//! the known-answer tests (`harness/tests/it/numpy_known_answers.rs` on
-//! `testdata/numpy/known_answers.json`, written by real numpy) prove it is numpy's.
+//! the known-answer tests (`numpy/known_answers.rs` and `harness/tests/it/numpy_known_answers.rs`
+//! on `testdata/numpy/known_answers.json`, written by real numpy) prove it is numpy's.
 //! The bounded-integer rules follow numpy `random/_bounded_integers.pyx` (`_rand_int64`) and
 //! `random/src/distributions/distributions.c` (`random_bounded_uint64_fill`, masked branch: the
 //! legacy `RandomState` always passes `use_masked=True`, never Lemire).
@@ -479,6 +479,9 @@ fn smallest_all_ones_at_least(max: u64) -> u64 {
     mask |= mask >> 32;
     mask
 }
+
+#[cfg(test)]
+mod known_answers;
 
 #[cfg(test)]
 mod tests {

@@ -1,9 +1,10 @@
 //! oracles::numpy against numpy's own answers (testdata/numpy/known_answers.json, written by
-//! testdata/numpy/known_answers.py with real numpy), in the crate that defines the generator:
-//! a wrong word, rule or bound here fails this crate's own suite, which is what a mutation run
-//! of `oracles` executes (harness's tests of the same file cost a harness build per mutant).
+//! testdata/numpy/known_answers.py with real numpy), among the unit tests of the crate that
+//! defines the generator: a wrong word, rule or bound fails `cargo test -p oracles --lib`, the
+//! test set a mutation run executes (`.cargo/mutants.toml` passes `--lib`).
 
-use oracles::numpy::RandomState;
+use super::RandomState;
+use crate::workload;
 use serde::Deserialize;
 
 /// The parts of the file read here; bounds are Python integers, some beyond int64.
@@ -103,7 +104,7 @@ fn every_lower_bound_is_pythons_truncation() {
     let answers = answers();
     assert!(answers.truncations.len() >= 4);
     for t in &answers.truncations {
-        assert_eq!(oracles::workload::lower_bound(t.length, t.ratio), Some(t.lower), "int({} * {})", t.length, t.ratio);
-        assert_eq!(oracles::workload::bounds(t.length, t.ratio), Some((t.lower, i64::from(t.length))));
+        assert_eq!(workload::lower_bound(t.length, t.ratio), Some(t.lower), "int({} * {})", t.length, t.ratio);
+        assert_eq!(workload::bounds(t.length, t.ratio), Some((t.lower, i64::from(t.length))));
     }
 }
